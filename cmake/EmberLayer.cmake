@@ -1,0 +1,10 @@
+# One object library per layer; `ember` links them all into one shared library.
+# ember_layer(NAME DIR DEPS...) globs DIR/*.cpp so adding a file needs no edit here.
+function(ember_layer name dir)
+  file(GLOB_RECURSE srcs CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/${dir}/*.cpp)
+  add_library(ember_${name} OBJECT ${srcs})
+  target_include_directories(ember_${name} PUBLIC
+    $<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/include>
+    PRIVATE ${CMAKE_SOURCE_DIR}/src)
+  target_link_libraries(ember_${name} PUBLIC fmt::fmt OpenMP::OpenMP_CXX ${ARGN})
+endfunction()

@@ -1,0 +1,325 @@
+// Tensor: a cheap, reference-counted handle to a TensorImpl. Copies share
+// data; use clone() for a deep copy. Methods that compute are implemented by
+// the ops layer (src/ops), which is linked into the same library.
+#pragma once
+
+#include <initializer_list>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ember/core/error.h"
+#include "ember/core/scalar.h"
+#include "ember/core/tensor_impl.h"
+
+namespace ember {
+
+// What a factory makes: dtype, device, requires_grad. Converts implicitly
+// from a ScalarType or a Device, like torch::TensorOptions.
+struct TensorOptions {
+  std::optional<ScalarType> dtype_;
+  Device device_ = kCPU;
+  bool requires_grad_ = false;
+
+  TensorOptions() = default;
+  TensorOptions(ScalarType t) : dtype_(t) {}  // NOLINT
+  TensorOptions(Device d) : device_(d) {}     // NOLINT
+  TensorOptions(DeviceType d) : device_(d) {}  // NOLINT
+
+  TensorOptions dtype(ScalarType t) const { auto o = *this; o.dtype_ = t; return o; }
+  TensorOptions device(Device d) const { auto o = *this; o.device_ = d; return o; }
+  TensorOptions requires_grad(bool r) const { auto o = *this; o.requires_grad_ = r; return o; }
+  ScalarType dtype_or(ScalarType fallback) const { return dtype_.value_or(fallback); }
+};
+
+inline TensorOptions dtype(ScalarType t) { return TensorOptions(t); }
+
+class Generator;
+class Tensor;
+using TensorList = ArrayRef<Tensor>;
+
+// A slice of one dim for Tensor::index: Slice(start, stop, step) with None
+// ends, or a single integer index.
+struct Slice {
+  std::optional<int64_t> start, stop;
+  int64_t step = 1;
+  Slice(std::optional<int64_t> start_ = std::nullopt, std::optional<int64_t> stop_ = std::nullopt,
+        int64_t step_ = 1)
+      : start(start_), stop(stop_), step(step_) {}
+};
+struct TensorIndex {
+  enum Kind { Integer, SliceKind, Ellipsis, None } kind;
+  int64_t i = 0;
+  Slice s;
+  TensorIndex(int64_t v) : kind(Integer), i(v) {}  // NOLINT
+  TensorIndex(int v) : kind(Integer), i(v) {}      // NOLINT
+  TensorIndex(Slice sl) : kind(SliceKind), s(sl) {}  // NOLINT
+  static TensorIndex ellipsis() { TensorIndex t(0); t.kind = Ellipsis; return t; }
+  static TensorIndex none() { TensorIndex t(0); t.kind = None; return t; }
+};
+
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(IntrusivePtr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  // ---- metadata (core) ----
+  bool defined() const { return static_cast<bool>(impl_); }
+  TensorImpl* impl() const { return impl_.get(); }
+  const IntrusivePtr<TensorImpl>& impl_ptr() const { return impl_; }
+  IntArrayRef sizes() const { return checked().sizes(); }
+  IntArrayRef strides() const { return checked().strides(); }
+  IntArrayRef shape() const { return sizes(); }
+  int64_t size(int64_t dim) const;
+  int64_t stride(int64_t dim) const;
+  int64_t dim() const { return checked().dim(); }
+  int64_t ndimension() const { return dim(); }
+  int64_t numel() const { return checked().numel(); }
+  ScalarType dtype() const { return checked().dtype(); }
+  ScalarType scalar_type() const { return dtype(); }
+  Device device() const { return checked().device(); }
+  bool is_contiguous() const { return checked().is_contiguous(); }
+  bool is_floating_point() const { return ember::is_floating_point(dtype()); }
+  int64_t storage_offset() const { return checked().storage_offset(); }
+  size_t element_size() const { return ember::element_size(dtype()); }
+  size_t nbytes() const { return static_cast<size_t>(numel()) * element_size(); }
+  const Storage& storage() const { return checked().storage(); }
+  uint32_t version() const { return storage()->version(); }
+  void bump_version() const { storage()->bump_version(); }
+  bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
+  int64_t use_count() const { return impl_.use_count(); }
+
+  void* data_ptr() const { return checked().data(); }
+  // Typed pointer to the first element; the dtype must match T exactly.
+  template <typename T>
+  T* data_ptr() const;
+  // The single value of a one-element tensor, converted to T.
+  template <typename T>
+  T item() const;
+  Scalar item() const;
+
+  // Row-major copy of the elements as T (any dtype is converted).
+  template <typename T>
+  std::vector<T> to_vector() const;
+
+  std::string str() const;  // PyTorch-style repr
+  std::string toString() const { return str(); }
+
+  // ---- views: share storage ----
+  Tensor view(IntArrayRef sizes) const;
+  Tensor reshape(IntArrayRef sizes) const;
+  Tensor view_as(const Tensor& o) const { return view(o.sizes()); }
+  Tensor reshape_as(const Tensor& o) const { return reshape(o.sizes()); }
+  Tensor contiguous() const;
+  Tensor transpose(int64_t d0, int64_t d1) const;
+  Tensor t() const;
+  Tensor mT() const { return transpose(-2, -1); }
+  Tensor permute(IntArrayRef dims) const;
+  Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
+  Tensor select(int64_t dim, int64_t index) const;
+  Tensor slice(int64_t dim, std::optional<int64_t> start = std::nullopt,
+               std::optional<int64_t> end = std::nullopt, int64_t step = 1) const;
+  Tensor index(std::initializer_list<TensorIndex> idx) const;
+  Tensor operator[](int64_t i) const { return select(0, i); }
+  Tensor expand(IntArrayRef sizes) const;
+  Tensor expand_as(const Tensor& o) const { return expand(o.sizes()); }
+  Tensor squeeze() const;
+  Tensor squeeze(int64_t dim) const;
+  Tensor unsqueeze(int64_t dim) const;
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+  Tensor unflatten(int64_t dim, IntArrayRef sizes) const;
+  Tensor as_strided(IntArrayRef sizes, IntArrayRef strides,
+                    std::optional<int64_t> storage_offset = std::nullopt) const;
+  Tensor diagonal(int64_t offset = 0, int64_t d0 = 0, int64_t d1 = 1) const;
+  Tensor unfold(int64_t dim, int64_t size, int64_t step) const;
+
+  // ---- copies and conversion ----
+  Tensor clone() const;
+  Tensor to(ScalarType dtype, bool copy = false) const;
+  Tensor to(Device device, bool copy = false) const;
+  Tensor to(Device device, ScalarType dtype, bool copy = false) const;
+  Tensor cpu() const { return to(kCPU); }
+  Tensor float_() const { return to(kFloat32); }
+
+  // ---- in-place (bump the version counter) ----
+  Tensor& zero_();
+  Tensor& fill_(const Scalar& v);
+  Tensor& fill_(const Tensor& v);
+  Tensor& copy_(const Tensor& src);
+  Tensor& add_(const Tensor& o, const Scalar& alpha = 1);
+  Tensor& add_(const Scalar& o);
+  Tensor& sub_(const Tensor& o, const Scalar& alpha = 1);
+  Tensor& sub_(const Scalar& o);
+  Tensor& mul_(const Tensor& o);
+  Tensor& mul_(const Scalar& o);
+  Tensor& div_(const Tensor& o);
+  Tensor& div_(const Scalar& o);
+  Tensor& pow_(const Scalar& e);
+  Tensor& neg_();
+  Tensor& abs_();
+  Tensor& exp_();
+  Tensor& log_();
+  Tensor& sqrt_();
+  Tensor& relu_();
+  Tensor& sigmoid_();
+  Tensor& tanh_();
+  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max);
+  Tensor& masked_fill_(const Tensor& mask, const Scalar& v);
+  Tensor& addcmul_(const Tensor& a, const Tensor& b, const Scalar& value = 1);
+  Tensor& addcdiv_(const Tensor& a, const Tensor& b, const Scalar& value = 1);
+  Tensor& lerp_(const Tensor& end, const Scalar& weight);
+  Tensor& uniform_(double from = 0, double to = 1, Generator* gen = nullptr);
+  Tensor& normal_(double mean = 0, double std = 1, Generator* gen = nullptr);
+  Tensor& bernoulli_(double p = 0.5, Generator* gen = nullptr);
+  Tensor& random_(int64_t from, int64_t to, Generator* gen = nullptr);
+  Tensor& index_fill_(int64_t dim, const Tensor& index, const Scalar& v);
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src);
+  Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src);
+  Tensor& tril_(int64_t diagonal = 0);
+  Tensor& triu_(int64_t diagonal = 0);
+
+  // ---- elementwise ----
+  Tensor add(const Tensor& o, const Scalar& alpha = 1) const;
+  Tensor sub(const Tensor& o, const Scalar& alpha = 1) const;
+  Tensor mul(const Tensor& o) const;
+  Tensor div(const Tensor& o) const;
+  Tensor pow(const Tensor& e) const;
+  Tensor pow(const Scalar& e) const;
+  Tensor neg() const;
+  Tensor abs() const;
+  Tensor exp() const;
+  Tensor log() const;
+  Tensor log1p() const;
+  Tensor sqrt() const;
+  Tensor rsqrt() const;
+  Tensor sin() const;
+  Tensor cos() const;
+  Tensor tanh() const;
+  Tensor sigmoid() const;
+  Tensor relu() const;
+  Tensor erf() const;
+  Tensor sign() const;
+  Tensor floor() const;
+  Tensor ceil() const;
+  Tensor round() const;
+  Tensor reciprocal() const;
+  Tensor square() const;
+  Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max) const;
+  Tensor masked_fill(const Tensor& mask, const Scalar& v) const;
+  Tensor eq(const Tensor& o) const;
+  Tensor ne(const Tensor& o) const;
+  Tensor lt(const Tensor& o) const;
+  Tensor le(const Tensor& o) const;
+  Tensor gt(const Tensor& o) const;
+  Tensor ge(const Tensor& o) const;
+  Tensor logical_not() const;
+  Tensor isnan() const;
+
+  // ---- reductions ----
+  Tensor sum(std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor sum(IntArrayRef dims, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor mean() const;
+  Tensor mean(IntArrayRef dims, bool keepdim = false) const;
+  Tensor prod() const;
+  Tensor prod(int64_t dim, bool keepdim = false) const;
+  Tensor max() const;
+  std::pair<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
+  Tensor min() const;
+  std::pair<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
+  Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor var(std::optional<std::vector<int64_t>> dims = std::nullopt, double correction = 1,
+             bool keepdim = false) const;
+  Tensor std(std::optional<std::vector<int64_t>> dims = std::nullopt, double correction = 1,
+             bool keepdim = false) const;
+  Tensor logsumexp(IntArrayRef dims, bool keepdim = false) const;
+  Tensor norm(double p = 2) const;
+  Tensor norm(double p, IntArrayRef dims, bool keepdim = false) const;
+  Tensor all() const;
+  Tensor any() const;
+  Tensor cumsum(int64_t dim) const;
+  Tensor softmax(int64_t dim) const;
+  Tensor log_softmax(int64_t dim) const;
+
+  // ---- linear algebra and indexing ----
+  Tensor matmul(const Tensor& o) const;
+  Tensor mm(const Tensor& o) const;
+  Tensor bmm(const Tensor& o) const;
+  Tensor index_select(int64_t dim, const Tensor& index) const;
+  Tensor gather(int64_t dim, const Tensor& index) const;
+  Tensor masked_select(const Tensor& mask) const;
+  Tensor repeat(IntArrayRef repeats) const;
+  Tensor tril(int64_t diagonal = 0) const;
+  Tensor triu(int64_t diagonal = 0) const;
+
+  // ---- autograd surface (filled in by autograd/) ----
+  bool requires_grad() const;
+
+ private:
+  const TensorImpl& checked() const {
+    EMBER_CHECK(impl_, "cannot use an undefined Tensor (default-constructed handle)");
+    return *impl_;
+  }
+  IntrusivePtr<TensorImpl> impl_;
+};
+
+std::ostream& operator<<(std::ostream& os, const Tensor& t);
+
+// Operators follow PyTorch: arithmetic with broadcasting and type promotion;
+// comparisons return bool tensors.
+Tensor operator+(const Tensor& a, const Tensor& b);
+Tensor operator-(const Tensor& a, const Tensor& b);
+Tensor operator*(const Tensor& a, const Tensor& b);
+Tensor operator/(const Tensor& a, const Tensor& b);
+Tensor operator+(const Tensor& a, const Scalar& b);
+Tensor operator-(const Tensor& a, const Scalar& b);
+Tensor operator*(const Tensor& a, const Scalar& b);
+Tensor operator/(const Tensor& a, const Scalar& b);
+Tensor operator+(const Scalar& a, const Tensor& b);
+Tensor operator-(const Scalar& a, const Tensor& b);
+Tensor operator*(const Scalar& a, const Tensor& b);
+Tensor operator/(const Scalar& a, const Tensor& b);
+Tensor operator-(const Tensor& a);
+Tensor operator==(const Tensor& a, const Tensor& b);
+Tensor operator!=(const Tensor& a, const Tensor& b);
+Tensor operator<(const Tensor& a, const Tensor& b);
+Tensor operator<=(const Tensor& a, const Tensor& b);
+Tensor operator>(const Tensor& a, const Tensor& b);
+Tensor operator>=(const Tensor& a, const Tensor& b);
+Tensor operator==(const Tensor& a, const Scalar& b);
+Tensor operator!=(const Tensor& a, const Scalar& b);
+Tensor operator<(const Tensor& a, const Scalar& b);
+Tensor operator<=(const Tensor& a, const Scalar& b);
+Tensor operator>(const Tensor& a, const Scalar& b);
+Tensor operator>=(const Tensor& a, const Scalar& b);
+Tensor operator&(const Tensor& a, const Tensor& b);
+Tensor operator|(const Tensor& a, const Tensor& b);
+Tensor operator^(const Tensor& a, const Tensor& b);
+Tensor operator~(const Tensor& a);
+Tensor& operator+=(Tensor& a, const Tensor& b);
+Tensor& operator-=(Tensor& a, const Tensor& b);
+Tensor& operator*=(Tensor& a, const Tensor& b);
+Tensor& operator/=(Tensor& a, const Tensor& b);
+Tensor& operator+=(Tensor& a, const Scalar& b);
+Tensor& operator-=(Tensor& a, const Scalar& b);
+Tensor& operator*=(Tensor& a, const Scalar& b);
+Tensor& operator/=(Tensor& a, const Scalar& b);
+
+// ---- template definitions ----
+template <typename T>
+T* Tensor::data_ptr() const {
+  EMBER_CHECK_TYPE(dtype() == scalar_type_of<T>,
+                   "data_ptr<{}>: tensor has dtype {}; call .to({}) first or use data_ptr<{}>()",
+                   to_string(scalar_type_of<T>), to_string(dtype()), to_string(scalar_type_of<T>),
+                   to_string(dtype()));
+  return static_cast<T*>(data_ptr());
+}
+
+template <typename T>
+T Tensor::item() const {
+  return item().to<T>();
+}
+
+}  // namespace ember

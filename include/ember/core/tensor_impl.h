@@ -1,0 +1,69 @@
+// The state behind a Tensor handle: storage + offset + sizes + strides (in
+// elements) + dtype + device, and a nullable autograd slot.
+#pragma once
+
+#include <memory>
+
+#include "ember/core/device.h"
+#include "ember/core/intrusive_ptr.h"
+#include "ember/core/scalar_type.h"
+#include "ember/core/small_vector.h"
+#include "ember/core/storage.h"
+
+namespace ember {
+
+// Implemented by autograd/ (L3); core only holds the pointer, so it never
+// includes upward. Null for tensors that never touched autograd.
+struct AutogradMetaInterface {
+  virtual ~AutogradMetaInterface() = default;
+  virtual bool requires_grad() const = 0;
+  virtual void set_requires_grad(bool v) = 0;
+};
+
+// Invariants:
+//  - sizes_.size() == strides_.size() == dim(); sizes are >= 0.
+//  - every element addressed by (offset_, sizes_, strides_) lies inside storage
+//    (checked on creation by as_strided).
+//  - numel_ == product of sizes_ (cached; recomputed by set_sizes_and_strides).
+//  - is_contiguous_ is cached for the row-major layout.
+class TensorImpl : public RefCounted {
+ public:
+  TensorImpl(Storage storage, ScalarType dtype, DimVector sizes, DimVector strides,
+             int64_t offset);
+
+  const Storage& storage() const { return storage_; }
+  ScalarType dtype() const { return dtype_; }
+  Device device() const { return storage_->device(); }
+  const DimVector& sizes() const { return sizes_; }
+  const DimVector& strides() const { return strides_; }
+  int64_t storage_offset() const { return offset_; }
+  int64_t numel() const { return numel_; }
+  int64_t dim() const { return static_cast<int64_t>(sizes_.size()); }
+  bool is_contiguous() const { return is_contiguous_; }
+  char* data() const {
+    return static_cast<char*>(storage_->data()) + offset_ * static_cast<int64_t>(element_size(dtype_));
+  }
+
+  void set_sizes_and_strides(DimVector sizes, DimVector strides, int64_t offset);
+
+  AutogradMetaInterface* autograd_meta() const { return autograd_meta_.get(); }
+  void set_autograd_meta(std::unique_ptr<AutogradMetaInterface> m) { autograd_meta_ = std::move(m); }
+
+ private:
+  void refresh();
+
+  Storage storage_;
+  DimVector sizes_;
+  DimVector strides_;
+  int64_t offset_;
+  int64_t numel_ = 1;
+  ScalarType dtype_;
+  bool is_contiguous_ = true;
+  std::unique_ptr<AutogradMetaInterface> autograd_meta_;
+};
+
+// Row-major strides for sizes.
+DimVector contiguous_strides(IntArrayRef sizes);
+int64_t compute_numel(IntArrayRef sizes);
+
+}  // namespace ember

@@ -1,0 +1,22 @@
+// Ember's public API in one include.
+#pragma once
+
+#include "ember/core/allocator.h"
+#include "ember/core/device.h"
+#include "ember/core/error.h"
+#include "ember/core/generator.h"
+#include "ember/core/parallel.h"
+#include "ember/core/scalar.h"
+#include "ember/core/scalar_type.h"
+#include "ember/core/tensor.h"
+#include "ember/ops/elementwise.h"
+#include "ember/ops/factory.h"
+#include "ember/ops/indexing.h"
+#include "ember/ops/linalg.h"
+#include "ember/ops/reduction.h"
+#include "ember/ops/view.h"
+
+namespace ember {
+// Ember's version string ("0.1.0").
+const char* version();
+}  // namespace ember

@@ -1,0 +1,52 @@
+// parallel_for over OpenMP.
+#include "ember/core/parallel.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <exception>
+
+#include "ember/core/error.h"
+
+namespace ember {
+
+int get_num_threads() { return omp_get_max_threads(); }
+
+void set_num_threads(int n) {
+  EMBER_CHECK(n > 0, "set_num_threads: expected a positive thread count, got {}", n);
+  omp_set_num_threads(n);
+}
+
+bool in_parallel_region() { return omp_in_parallel() != 0; }
+
+void parallel_for(int64_t begin, int64_t end, int64_t grain,
+                  FunctionRef<void(int64_t, int64_t)> f) {
+  if (begin >= end) return;
+  int64_t n = end - begin;
+  int max_threads = omp_get_max_threads();
+  if (n <= grain || max_threads == 1 || omp_in_parallel()) {
+    f(begin, end);
+    return;
+  }
+  int64_t threads = std::min<int64_t>(max_threads, (n + grain - 1) / std::max<int64_t>(grain, 1));
+  std::exception_ptr error;
+#pragma omp parallel num_threads(static_cast<int>(threads))
+  {
+    int64_t tid = omp_get_thread_num();
+    int64_t nt = omp_get_num_threads();
+    int64_t chunk = (n + nt - 1) / nt;
+    int64_t b = begin + tid * chunk;
+    int64_t e = std::min(end, b + chunk);
+    if (b < e) {
+      try {
+        f(b, e);
+      } catch (...) {
+#pragma omp critical(ember_parallel_error)
+        if (!error) error = std::current_exception();
+      }
+    }
+  }
+  if (error) std::rethrow_exception(error);
+}
+
+}  // namespace ember

@@ -1,0 +1,60 @@
+// copy (with dtype conversion) and fill kernels.
+#include <cstring>
+
+#include "kernels/cpu/loops.h"
+#include "kernels/dispatch.h"
+#include "kernels/kernel_types.h"
+
+namespace ember {
+namespace {
+
+template <typename To, typename From>
+To convert(From v) {
+  if constexpr (std::is_same_v<To, bool>) {
+    return static_cast<opmath_t<From>>(v) != static_cast<opmath_t<From>>(0);
+  } else if constexpr (std::is_same_v<To, Half> || std::is_same_v<To, BFloat16>) {
+    return To(static_cast<float>(v));
+  } else {
+    return static_cast<To>(static_cast<opmath_t<From>>(v));
+  }
+}
+
+void copy_kernel(const TensorIter& iter, const ElementwiseParams&) {
+  ScalarType to = iter.dtype(0), from = iter.dtype(1);
+  if (to == from && iter.is_contiguous()) {
+    size_t es = element_size(to);
+    iter.for_each([&](char** data, const int64_t*, int64_t n) {
+      std::memcpy(data[0], data[1], static_cast<size_t>(n) * es);
+    });
+    return;
+  }
+  dispatch_all(to, "copy", [&](auto to_tag) {
+    using To = typename decltype(to_tag)::type;
+    dispatch_all(from, "copy", [&](auto from_tag) {
+      using From = typename decltype(from_tag)::type;
+      cpu_kernel(iter, [](From v) -> To { return convert<To, From>(v); });
+    });
+  });
+}
+
+void fill_kernel(const TensorIter& iter, const ElementwiseParams& p) {
+  dispatch_all(iter.dtype(0), "fill", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T v = p.a->to<T>();
+    iter.for_each([&](char** data, const int64_t* s, int64_t n) {
+      if (s[0] == static_cast<int64_t>(sizeof(T))) {
+        T* out = reinterpret_cast<T*>(data[0]);
+        std::fill(out, out + n, v);
+      } else {
+        for (int64_t k = 0; k < n; ++k) *reinterpret_cast<T*>(data[0] + k * s[0]) = v;
+      }
+    });
+  });
+}
+
+}  // namespace
+
+EMBER_REGISTER_KERNEL(copy, CPU, copy_kernel);
+EMBER_REGISTER_KERNEL(fill, CPU, fill_kernel);
+
+}  // namespace ember

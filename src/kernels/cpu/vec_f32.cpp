@@ -1,0 +1,210 @@
+// Highway implementations behind vec_f32.h; this file is compiled once per
+// target by foreach_target.h.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/cpu/vec_f32.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+// clang-format off
+#include <hwy/highway.h>
+#include <hwy/contrib/math/math-inl.h>
+// clang-format on
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "kernels/cpu/vec_f32.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace ember::vec {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+using D = hn::ScalableTag<float>;
+using V = hn::Vec<D>;
+
+// Applies f to full vectors, then to a zero-padded copy of the tail.
+template <class F>
+HWY_INLINE void map1(const float* HWY_RESTRICT x, float* HWY_RESTRICT out, int64_t n, const F& f) {
+  const D d;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  int64_t i = 0;
+  for (; i + N <= n; i += N) hn::StoreU(f(d, hn::LoadU(d, x + i)), d, out + i);
+  if (i < n) {
+    HWY_ALIGN float buf[HWY_MAX_BYTES / sizeof(float)] = {};
+    std::memcpy(buf, x + i, sizeof(float) * (n - i));
+    hn::Store(f(d, hn::Load(d, buf)), d, buf);
+    std::memcpy(out + i, buf, sizeof(float) * (n - i));
+  }
+}
+
+template <class F>
+HWY_INLINE void map2(const float* HWY_RESTRICT a, const float* HWY_RESTRICT b,
+                     float* HWY_RESTRICT out, int64_t n, int mode, const F& f) {
+  const D d;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  const V sa = hn::Set(d, mode == 2 ? a[0] : 0.0f);
+  const V sb = hn::Set(d, mode == 1 ? b[0] : 0.0f);
+  auto load_a = [&](int64_t i) { return mode == 2 ? sa : hn::LoadU(d, a + i); };
+  auto load_b = [&](int64_t i) { return mode == 1 ? sb : hn::LoadU(d, b + i); };
+  int64_t i = 0;
+  for (; i + N <= n; i += N) hn::StoreU(f(load_a(i), load_b(i)), d, out + i);
+  if (i < n) {
+    HWY_ALIGN float ba[HWY_MAX_BYTES / sizeof(float)] = {};
+    HWY_ALIGN float bb[HWY_MAX_BYTES / sizeof(float)] = {};
+    for (int64_t k = 0; k < n - i; ++k) {
+      ba[k] = mode == 2 ? a[0] : a[i + k];
+      bb[k] = mode == 1 ? b[0] : b[i + k];
+    }
+    hn::Store(f(hn::Load(d, ba), hn::Load(d, bb)), d, ba);
+    std::memcpy(out + i, ba, sizeof(float) * (n - i));
+  }
+}
+
+void BinaryF32(int op, const float* a, const float* b, float* out, int64_t n, int mode) {
+  switch (static_cast<Binary>(op)) {
+    case Binary::Add: return map2(a, b, out, n, mode, [](V x, V y) { return hn::Add(x, y); });
+    case Binary::Sub: return map2(a, b, out, n, mode, [](V x, V y) { return hn::Sub(x, y); });
+    case Binary::Mul: return map2(a, b, out, n, mode, [](V x, V y) { return hn::Mul(x, y); });
+    case Binary::Div: return map2(a, b, out, n, mode, [](V x, V y) { return hn::Div(x, y); });
+  }
+}
+
+HWY_INLINE V sigmoid(D d, V x) {
+  const V one = hn::Set(d, 1.0f);
+  return hn::Div(one, hn::Add(one, hn::Exp(d, hn::Neg(x))));
+}
+
+void UnaryF32(int op, const float* x, float* out, int64_t n) {
+  switch (static_cast<Unary>(op)) {
+    case Unary::Exp: return map1(x, out, n, [](D d, V v) { return hn::Exp(d, v); });
+    case Unary::Expm1: return map1(x, out, n, [](D d, V v) { return hn::Expm1(d, v); });
+    case Unary::Log: return map1(x, out, n, [](D d, V v) {
+        // Highway's Log is undefined for v <= 0; give PyTorch's -inf / nan.
+        const V r = hn::Log(d, v);
+        const V zero = hn::Zero(d);
+        const V neg_inf = hn::Set(d, -std::numeric_limits<float>::infinity());
+        const V nan = hn::Set(d, std::numeric_limits<float>::quiet_NaN());
+        const V inf = hn::Set(d, std::numeric_limits<float>::infinity());
+        V res = hn::IfThenElse(hn::Eq(v, zero), neg_inf, r);
+        res = hn::IfThenElse(hn::Lt(v, zero), nan, res);
+        res = hn::IfThenElse(hn::Eq(v, inf), inf, res);
+        return hn::IfThenElse(hn::IsNaN(v), v, res);
+      });
+    case Unary::Log1p: return map1(x, out, n, [](D d, V v) {
+        const V r = hn::Log1p(d, v);
+        const V m1 = hn::Set(d, -1.0f);
+        const V neg_inf = hn::Set(d, -std::numeric_limits<float>::infinity());
+        const V nan = hn::Set(d, std::numeric_limits<float>::quiet_NaN());
+        const V inf = hn::Set(d, std::numeric_limits<float>::infinity());
+        V res = hn::IfThenElse(hn::Eq(v, m1), neg_inf, r);
+        res = hn::IfThenElse(hn::Lt(v, m1), nan, res);
+        res = hn::IfThenElse(hn::Eq(v, inf), inf, res);
+        return hn::IfThenElse(hn::IsNaN(v), v, res);
+      });
+    case Unary::Tanh: return map1(x, out, n, [](D d, V v) { return hn::Tanh(d, v); });
+    case Unary::Sigmoid: return map1(x, out, n, [](D d, V v) { return sigmoid(d, v); });
+    case Unary::Sqrt: return map1(x, out, n, [](D, V v) { return hn::Sqrt(v); });
+    case Unary::Rsqrt: return map1(x, out, n, [](D d, V v) { return hn::Div(hn::Set(d, 1.0f), hn::Sqrt(v)); });
+    // Max(0, v) returns v when v is NaN, so NaN propagates as in PyTorch.
+    case Unary::Relu: return map1(x, out, n, [](D d, V v) { return hn::Max(hn::Zero(d), v); });
+    case Unary::Neg: return map1(x, out, n, [](D, V v) { return hn::Neg(v); });
+    case Unary::Abs: return map1(x, out, n, [](D, V v) { return hn::Abs(v); });
+    case Unary::Sin: return map1(x, out, n, [](D d, V v) { return hn::Sin(d, v); });
+    case Unary::Cos: return map1(x, out, n, [](D d, V v) { return hn::Cos(d, v); });
+    case Unary::Silu: return map1(x, out, n, [](D d, V v) { return hn::Mul(v, sigmoid(d, v)); });
+    case Unary::GeluTanh: return map1(x, out, n, [](D d, V v) {
+        const V k = hn::Set(d, 0.7978845608028654f);  // sqrt(2 / pi)
+        const V c = hn::Set(d, 0.044715f);
+        const V inner = hn::Mul(k, hn::MulAdd(hn::Mul(c, v), hn::Mul(v, v), v));
+        const V half = hn::Set(d, 0.5f);
+        return hn::Mul(hn::Mul(half, v), hn::Add(hn::Set(d, 1.0f), hn::Tanh(d, inner)));
+      });
+    case Unary::Reciprocal: return map1(x, out, n, [](D d, V v) { return hn::Div(hn::Set(d, 1.0f), v); });
+    case Unary::Floor: return map1(x, out, n, [](D, V v) { return hn::Floor(v); });
+    case Unary::Ceil: return map1(x, out, n, [](D, V v) { return hn::Ceil(v); });
+    case Unary::Round: return map1(x, out, n, [](D, V v) { return hn::Round(v); });
+    case Unary::Trunc: return map1(x, out, n, [](D, V v) { return hn::Trunc(v); });
+  }
+}
+
+float SumF32(const float* x, int64_t n) {
+  const D d;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  // Four accumulators hide the add latency and reduce rounding error growth.
+  V s0 = hn::Zero(d), s1 = hn::Zero(d), s2 = hn::Zero(d), s3 = hn::Zero(d);
+  int64_t i = 0;
+  for (; i + 4 * N <= n; i += 4 * N) {
+    s0 = hn::Add(s0, hn::LoadU(d, x + i));
+    s1 = hn::Add(s1, hn::LoadU(d, x + i + N));
+    s2 = hn::Add(s2, hn::LoadU(d, x + i + 2 * N));
+    s3 = hn::Add(s3, hn::LoadU(d, x + i + 3 * N));
+  }
+  for (; i + N <= n; i += N) s0 = hn::Add(s0, hn::LoadU(d, x + i));
+  float total = hn::GetLane(hn::SumOfLanes(d, hn::Add(hn::Add(s0, s1), hn::Add(s2, s3))));
+  for (; i < n; ++i) total += x[i];
+  return total;
+}
+
+template <bool kMax>
+float ExtremeF32(const float* x, int64_t n) {
+  const D d;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  float init = kMax ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity();
+  V m = hn::Set(d, init);
+  auto nan_seen = hn::Eq(m, m);  // all false after Not
+  nan_seen = hn::Not(nan_seen);
+  int64_t i = 0;
+  for (; i + N <= n; i += N) {
+    V v = hn::LoadU(d, x + i);
+    nan_seen = hn::Or(nan_seen, hn::IsNaN(v));
+    m = kMax ? hn::Max(m, v) : hn::Min(m, v);
+  }
+  float r = hn::GetLane(kMax ? hn::MaxOfLanes(d, m) : hn::MinOfLanes(d, m));
+  bool nan = !hn::AllFalse(d, nan_seen);
+  for (; i < n; ++i) {
+    if (std::isnan(x[i])) nan = true;
+    r = kMax ? std::max(r, x[i]) : std::min(r, x[i]);
+  }
+  return nan ? std::numeric_limits<float>::quiet_NaN() : r;
+}
+float MaxF32(const float* x, int64_t n) { return ExtremeF32<true>(x, n); }
+float MinF32(const float* x, int64_t n) { return ExtremeF32<false>(x, n); }
+
+void AccumulateF32(float* out, const float* x, int64_t n) {
+  const D d;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  int64_t i = 0;
+  for (; i + N <= n; i += N) hn::StoreU(hn::Add(hn::LoadU(d, out + i), hn::LoadU(d, x + i)), d, out + i);
+  for (; i < n; ++i) out[i] += x[i];
+}
+
+const char* TargetName() { return hwy::TargetName(HWY_TARGET); }
+
+}  // namespace HWY_NAMESPACE
+}  // namespace ember::vec
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace ember::vec {
+HWY_EXPORT(BinaryF32);
+HWY_EXPORT(UnaryF32);
+HWY_EXPORT(SumF32);
+HWY_EXPORT(MaxF32);
+HWY_EXPORT(MinF32);
+HWY_EXPORT(AccumulateF32);
+HWY_EXPORT(TargetName);
+
+void binary_f32(Binary op, const float* a, const float* b, float* out, int64_t n, int mode) {
+  HWY_DYNAMIC_DISPATCH(BinaryF32)(static_cast<int>(op), a, b, out, n, mode);
+}
+void unary_f32(Unary op, const float* x, float* out, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(UnaryF32)(static_cast<int>(op), x, out, n);
+}
+float sum_f32(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(SumF32)(x, n); }
+float max_f32(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(MaxF32)(x, n); }
+float min_f32(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(MinF32)(x, n); }
+void accumulate_f32(float* out, const float* x, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(AccumulateF32)(out, x, n);
+}
+const char* target_name() { return HWY_DYNAMIC_DISPATCH(TargetName)(); }
+}  // namespace ember::vec
+#endif

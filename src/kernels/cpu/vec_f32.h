@@ -1,0 +1,29 @@
+// Highway SIMD loops for contiguous float32, dispatched at run time to the
+// best ISA the CPU has (SSE4, AVX2, AVX-512).
+#pragma once
+
+#include <cstdint>
+
+namespace ember::vec {
+
+enum class Binary : int { Add, Sub, Mul, Div };
+// mode: 0 = both contiguous, 1 = b is one scalar, 2 = a is one scalar.
+void binary_f32(Binary op, const float* a, const float* b, float* out, int64_t n, int mode);
+
+enum class Unary : int {
+  Exp, Expm1, Log, Log1p, Tanh, Sigmoid, Sqrt, Rsqrt, Relu, Neg, Abs,
+  Sin, Cos, Silu, GeluTanh, Reciprocal, Floor, Ceil, Round, Trunc
+};
+void unary_f32(Unary op, const float* x, float* out, int64_t n);
+
+// Reductions over n contiguous floats.
+float sum_f32(const float* x, int64_t n);
+float max_f32(const float* x, int64_t n);  // NaN if any element is NaN
+float min_f32(const float* x, int64_t n);
+// out[j] += x[j] for j < n (column accumulation for outer reductions).
+void accumulate_f32(float* out, const float* x, int64_t n);
+
+// Name of the ISA the dispatcher picked, for benchmarks and env.json.
+const char* target_name();
+
+}  // namespace ember::vec

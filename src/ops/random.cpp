@@ -1,0 +1,165 @@
+// Random factories and in-place samplers on a Philox Generator.
+//
+// Note [random determinism]: element i of a draw uses Philox block
+// (seed, base + i / 4), lane i % 4 (two blocks per element for float64 and
+// normals), with `base` reserved from the generator once per op. Results do
+// not depend on thread count or on contiguity.
+#include <cmath>
+#include <numbers>
+
+#include "ember/core/parallel.h"
+
+#include "ember/ops/elementwise.h"
+#include "ember/ops/factory.h"
+#include "ember/ops/view.h"
+#include "kernels/dispatch.h"
+
+namespace ember {
+namespace {
+
+Generator& gen_or_default(Generator* g) { return g ? *g : default_generator(); }
+
+// Fills the contiguous buffer `t` with f(i, philox_block_for_i).
+template <typename T, typename F>
+void fill_random(Tensor& t, Generator* gen, int64_t blocks_per_elem, const F& f) {
+  Generator& g = gen_or_default(gen);
+  int64_t n = t.numel();
+  uint64_t base = g.reserve(static_cast<uint64_t>(n * blocks_per_elem));
+  uint64_t seed = g.seed();
+  T* p = static_cast<T*>(t.data_ptr());
+  parallel_for(0, n, 4096, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) p[i] = f(seed, base + static_cast<uint64_t>(i * blocks_per_elem));
+  });
+}
+
+double uniform01(uint64_t seed, uint64_t counter) {
+  auto r = philox4x32(seed, counter);
+  uint64_t bits = (static_cast<uint64_t>(r[0]) << 32) | r[1];
+  return uint64_to_uniform_double(bits);
+}
+
+double standard_normal(uint64_t seed, uint64_t counter) {
+  auto r = philox4x32(seed, counter);
+  // Box-Muller; 1 - u keeps the log argument in (0, 1].
+  double u1 = 1.0 - uint64_to_uniform_double((static_cast<uint64_t>(r[0]) << 32) | r[1]);
+  double u2 = uint64_to_uniform_double((static_cast<uint64_t>(r[2]) << 32) | r[3]);
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
+}
+
+// Draws into a contiguous temporary when t is strided, then copies back.
+template <typename F>
+Tensor& fill_any(Tensor& t, const F& fill) {
+  if (t.is_contiguous()) {
+    fill(t);
+  } else {
+    Tensor tmp = empty(t.sizes(), t.dtype());
+    fill(tmp);
+    copy_(t, tmp);
+  }
+  t.bump_version();
+  return t;
+}
+
+}  // namespace
+
+Tensor& Tensor::uniform_(double from, double to, Generator* gen) {
+  EMBER_CHECK(from <= to, "uniform_: expects from <= to, but got from={} to={}", from, to);
+  return fill_any(*this, [&](Tensor& t) {
+    dispatch_floating(t.dtype(), "uniform_", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      fill_random<T>(t, gen, 1, [&](uint64_t s, uint64_t c) {
+        return static_cast<T>(static_cast<opmath_t<T>>(from + (to - from) * uniform01(s, c)));
+      });
+    });
+  });
+}
+
+Tensor& Tensor::normal_(double mean, double std, Generator* gen) {
+  EMBER_CHECK(std >= 0, "normal_: expects std >= 0.0, but found std {}", std);
+  return fill_any(*this, [&](Tensor& t) {
+    dispatch_floating(t.dtype(), "normal_", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      fill_random<T>(t, gen, 1, [&](uint64_t s, uint64_t c) {
+        return static_cast<T>(static_cast<opmath_t<T>>(mean + std * standard_normal(s, c)));
+      });
+    });
+  });
+}
+
+Tensor& Tensor::bernoulli_(double p, Generator* gen) {
+  EMBER_CHECK(p >= 0 && p <= 1, "bernoulli_: expects 0 <= p <= 1, but got p={}", p);
+  return fill_any(*this, [&](Tensor& t) {
+    dispatch_all(t.dtype(), "bernoulli_", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      fill_random<T>(t, gen, 1, [&](uint64_t s, uint64_t c) {
+        return static_cast<T>(static_cast<opmath_t<T>>(uniform01(s, c) < p ? 1 : 0));
+      });
+    });
+  });
+}
+
+Tensor& Tensor::random_(int64_t from, int64_t to, Generator* gen) {
+  EMBER_CHECK(from < to, "random_: expects 'from' to be less than 'to', but got from={} >= to={}", from, to);
+  uint64_t range = static_cast<uint64_t>(to - from);
+  return fill_any(*this, [&](Tensor& t) {
+    dispatch_numeric(t.dtype(), "random_", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      fill_random<T>(t, gen, 1, [&](uint64_t s, uint64_t c) {
+        auto r = philox4x32(s, c);
+        uint64_t bits = (static_cast<uint64_t>(r[0]) << 32) | r[1];
+        return static_cast<T>(static_cast<opmath_t<T>>(from + static_cast<int64_t>(bits % range)));
+      });
+    });
+  });
+}
+
+Tensor rand(IntArrayRef sizes, TensorOptions opts, Generator* gen) {
+  Tensor t = empty(sizes, opts);
+  t.uniform_(0, 1, gen);
+  return t;
+}
+
+Tensor randn(IntArrayRef sizes, TensorOptions opts, Generator* gen) {
+  Tensor t = empty(sizes, opts);
+  t.normal_(0, 1, gen);
+  return t;
+}
+
+Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, TensorOptions opts, Generator* gen) {
+  if (!opts.dtype_) opts.dtype_ = kInt64;
+  Tensor t = empty(sizes, opts);
+  t.random_(low, high, gen);
+  return t;
+}
+
+Tensor randperm(int64_t n, TensorOptions opts, Generator* gen) {
+  EMBER_CHECK(n >= 0, "randperm: n must be non-negative, got {}", n);
+  // Fisher-Yates driven by one uniform draw per position.
+  Tensor keys = empty({n}, kFloat64);
+  keys.uniform_(0, 1, gen);
+  const double* k = keys.data_ptr<double>();
+  std::vector<int64_t> perm(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) perm[i] = i;
+  for (int64_t i = n - 1; i > 0; --i) {
+    int64_t j = static_cast<int64_t>(k[i] * static_cast<double>(i + 1));
+    std::swap(perm[i], perm[std::min(j, i)]);
+  }
+  if (!opts.dtype_) opts.dtype_ = kInt64;
+  return tensor(perm, {}, opts);
+}
+
+Tensor bernoulli(const Tensor& p, Generator* gen) {
+  EMBER_CHECK_TYPE(is_floating_point(p.dtype()), "bernoulli: expected a floating-point probability tensor, got {}",
+                   to_string(p.dtype()));
+  Tensor u = empty(p.sizes(), p.dtype());
+  u.uniform_(0, 1, gen);
+  return lt(u, p).to(p.dtype());
+}
+
+Tensor bernoulli(const Tensor& like, double p, Generator* gen) {
+  Tensor t = empty(like.sizes(), like.dtype());
+  t.bernoulli_(p, gen);
+  return t;
+}
+
+}  // namespace ember
