@@ -44,7 +44,10 @@ Tensor zeros(IntArrayRef sizes, TensorOptions opts) {
   return t;
 }
 
-Tensor ones(IntArrayRef sizes, TensorOptions opts) { return full(sizes, 1, opts); }
+Tensor ones(IntArrayRef sizes, TensorOptions opts) {
+  if (!opts.dtype_) opts.dtype_ = kDefaultFloat;
+  return full(sizes, 1, opts);
+}
 
 Tensor full(IntArrayRef sizes, const Scalar& value, TensorOptions opts) {
   if (!opts.dtype_) opts.dtype_ = value.default_dtype();

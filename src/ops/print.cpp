@@ -79,13 +79,18 @@ Formatter make_formatter(const Tensor& t, bool summarize) {
     if (!any_finite) amin = amax = 0;
     if (amin == std::numeric_limits<double>::infinity()) amin = amax;
     if (all_int) {
-      f.mode = amax > 1e8 ? Formatter::Sci : Formatter::FloatInt;
+      bool sci = amax > 1e8 || (amin > 0 && amax / amin > 1000);
+      f.mode = sci ? Formatter::Sci : Formatter::FloatInt;
     } else {
       bool sci = amax > 1e8 || (amin > 0 && amin < 1e-4) || (amin > 0 && amax / amin > 1000);
       f.mode = sci ? Formatter::Sci : Formatter::Fixed;
     }
   }
-  for (double v : vals) f.width = std::max(f.width, static_cast<int>(f.format(v).size()));
+  // Like PyTorch, floats take their width from finite non-zero values only.
+  for (double v : vals) {
+    if (t.is_floating_point() && (!std::isfinite(v) || v == 0)) continue;
+    f.width = std::max(f.width, static_cast<int>(f.format(v).size()));
+  }
   return f;
 }
 
@@ -97,22 +102,20 @@ void print_rec(std::ostringstream& os, const Tensor& t, const Formatter& f, bool
   int64_t n = t.size(0);
   os << '[';
   if (t.dim() == 1) {
-    int per_line = std::max(1, (kLineWidth - indent) / (f.width + 2));
-    int on_line = 0;
+    // PyTorch's _vector_str: items (with " ..." standing for the elided
+    // middle) are chunked into lines of equal item count.
+    std::vector<std::string> items;
     for (int64_t i = 0; i < n; ++i) {
       if (summarize && n > 2 * kEdgeItems && i == kEdgeItems) {
-        os << " ...,";
+        items.push_back(" ...");
         i = n - kEdgeItems;
       }
-      if (on_line == per_line) {
-        os << '\n' << std::string(static_cast<size_t>(indent + 1), ' ');
-        on_line = 0;
-      } else if (i > 0) {
-        os << ' ';
-      }
-      os << f.padded(t.select(0, i).item().to_double());
-      if (i + 1 < n) os << ',';
-      ++on_line;
+      items.push_back(f.padded(t.select(0, i).item().to_double()));
+    }
+    size_t per_line = static_cast<size_t>(std::max(1, (kLineWidth - indent) / (f.width + 2)));
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (i > 0) os << (i % per_line == 0 ? ",\n" + std::string(static_cast<size_t>(indent + 1), ' ') : ", ");
+      os << items[i];
     }
   } else {
     std::string sep = ",";

@@ -68,6 +68,30 @@ void BinaryF32(int op, const float* a, const float* b, float* out, int64_t n, in
   }
 }
 
+// Highway's transcendental functions assume finite input; NaN must pass
+// through unchanged as in PyTorch.
+HWY_INLINE V keep_nan(V x, V r) { return hn::IfThenElse(hn::IsNaN(x), x, r); }
+
+// Sin/Cos are accurate only for moderate |x|: vectors holding a large or
+// non-finite lane go through libm instead.
+template <class VecF, class ScalarF>
+HWY_INLINE void map1_trig(const float* HWY_RESTRICT x, float* HWY_RESTRICT out, int64_t n,
+                          const VecF& vf, const ScalarF& sf) {
+  const D d;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  const V limit = hn::Set(d, 8192.0f);
+  int64_t i = 0;
+  for (; i + N <= n; i += N) {
+    V v = hn::LoadU(d, x + i);
+    if (hn::AllTrue(d, hn::Lt(hn::Abs(v), limit))) {
+      hn::StoreU(vf(d, v), d, out + i);
+    } else {
+      for (int64_t k = 0; k < N; ++k) out[i + k] = sf(x[i + k]);
+    }
+  }
+  for (; i < n; ++i) out[i] = sf(x[i]);
+}
+
 HWY_INLINE V sigmoid(D d, V x) {
   const V one = hn::Set(d, 1.0f);
   return hn::Div(one, hn::Add(one, hn::Exp(d, hn::Neg(x))));
@@ -75,8 +99,8 @@ HWY_INLINE V sigmoid(D d, V x) {
 
 void UnaryF32(int op, const float* x, float* out, int64_t n) {
   switch (static_cast<Unary>(op)) {
-    case Unary::Exp: return map1(x, out, n, [](D d, V v) { return hn::Exp(d, v); });
-    case Unary::Expm1: return map1(x, out, n, [](D d, V v) { return hn::Expm1(d, v); });
+    case Unary::Exp: return map1(x, out, n, [](D d, V v) { return keep_nan(v, hn::Exp(d, v)); });
+    case Unary::Expm1: return map1(x, out, n, [](D d, V v) { return keep_nan(v, hn::Expm1(d, v)); });
     case Unary::Log: return map1(x, out, n, [](D d, V v) {
         // Highway's Log is undefined for v <= 0; give PyTorch's -inf / nan.
         const V r = hn::Log(d, v);
@@ -100,23 +124,25 @@ void UnaryF32(int op, const float* x, float* out, int64_t n) {
         res = hn::IfThenElse(hn::Eq(v, inf), inf, res);
         return hn::IfThenElse(hn::IsNaN(v), v, res);
       });
-    case Unary::Tanh: return map1(x, out, n, [](D d, V v) { return hn::Tanh(d, v); });
-    case Unary::Sigmoid: return map1(x, out, n, [](D d, V v) { return sigmoid(d, v); });
+    case Unary::Tanh: return map1(x, out, n, [](D d, V v) { return keep_nan(v, hn::Tanh(d, v)); });
+    case Unary::Sigmoid: return map1(x, out, n, [](D d, V v) { return keep_nan(v, sigmoid(d, v)); });
     case Unary::Sqrt: return map1(x, out, n, [](D, V v) { return hn::Sqrt(v); });
     case Unary::Rsqrt: return map1(x, out, n, [](D d, V v) { return hn::Div(hn::Set(d, 1.0f), hn::Sqrt(v)); });
     // Max(0, v) returns v when v is NaN, so NaN propagates as in PyTorch.
     case Unary::Relu: return map1(x, out, n, [](D d, V v) { return hn::Max(hn::Zero(d), v); });
     case Unary::Neg: return map1(x, out, n, [](D, V v) { return hn::Neg(v); });
     case Unary::Abs: return map1(x, out, n, [](D, V v) { return hn::Abs(v); });
-    case Unary::Sin: return map1(x, out, n, [](D d, V v) { return hn::Sin(d, v); });
-    case Unary::Cos: return map1(x, out, n, [](D d, V v) { return hn::Cos(d, v); });
-    case Unary::Silu: return map1(x, out, n, [](D d, V v) { return hn::Mul(v, sigmoid(d, v)); });
+    case Unary::Sin:
+      return map1_trig(x, out, n, [](D d, V v) { return hn::Sin(d, v); }, [](float v) { return std::sin(v); });
+    case Unary::Cos:
+      return map1_trig(x, out, n, [](D d, V v) { return hn::Cos(d, v); }, [](float v) { return std::cos(v); });
+    case Unary::Silu: return map1(x, out, n, [](D d, V v) { return keep_nan(v, hn::Mul(v, sigmoid(d, v))); });
     case Unary::GeluTanh: return map1(x, out, n, [](D d, V v) {
         const V k = hn::Set(d, 0.7978845608028654f);  // sqrt(2 / pi)
         const V c = hn::Set(d, 0.044715f);
         const V inner = hn::Mul(k, hn::MulAdd(hn::Mul(c, v), hn::Mul(v, v), v));
         const V half = hn::Set(d, 0.5f);
-        return hn::Mul(hn::Mul(half, v), hn::Add(hn::Set(d, 1.0f), hn::Tanh(d, inner)));
+        return keep_nan(v, hn::Mul(hn::Mul(half, v), hn::Add(hn::Set(d, 1.0f), hn::Tanh(d, inner))));
       });
     case Unary::Reciprocal: return map1(x, out, n, [](D d, V v) { return hn::Div(hn::Set(d, 1.0f), v); });
     case Unary::Floor: return map1(x, out, n, [](D, V v) { return hn::Floor(v); });
