@@ -1,0 +1,43 @@
+// Ordering ops: sort, argsort, topk.
+#include "ember/ops/factory.h"
+#include "ember/ops/indexing.h"
+#include "ember/ops/view.h"
+#include "kernels/indexing.h"
+
+namespace ember {
+
+// `stable` is accepted for PyTorch compatibility; the CPU kernel is always
+// stable, which is also a valid result for stable = false.
+std::pair<Tensor, Tensor> sort(const Tensor& t, int64_t dim, bool descending, bool /*stable*/) {
+  dim = wrap_dim(dim, t.dim(), "sort");
+  TensorOptions opts = TensorOptions(t.dtype()).device(t.device());
+  Tensor values = empty(t.sizes(), opts);
+  Tensor indices = empty(t.sizes(), opts.dtype(kInt64));
+  if (t.numel() > 0)
+    get_kernel<SortKernel>(Op::sort, t.device())(values, indices, t, dim, descending);
+  return {values, indices};
+}
+
+Tensor argsort(const Tensor& t, int64_t dim, bool descending) {
+  return sort(t, dim, descending, false).second;
+}
+
+// `sorted` = false allows any order; the kernel always returns sorted order.
+std::pair<Tensor, Tensor> topk(const Tensor& t, int64_t k, int64_t dim, bool largest, bool /*sorted*/) {
+  dim = wrap_dim(dim, t.dim(), "topk");
+  EMBER_CHECK_TYPE(t.dtype() != kBool, "topk: not implemented for bool tensors");
+  int64_t len = t.dim() == 0 ? 1 : t.sizes()[dim];
+  EMBER_CHECK_INDEX(k >= 0 && k <= len,
+                    "topk: selected index k out of range: k = {} but dimension {} of input {} has size {}",
+                    k, dim, fmt::format("[{}]", fmt::join(t.sizes(), ", ")), len);
+  DimVector shape(t.sizes());
+  if (t.dim() > 0) shape[dim] = k;
+  TensorOptions opts = TensorOptions(t.dtype()).device(t.device());
+  Tensor values = empty(shape, opts);
+  Tensor indices = empty(shape, opts.dtype(kInt64));
+  if (values.numel() > 0)
+    get_kernel<TopkKernel>(Op::topk, t.device())(values, indices, t, k, dim, largest);
+  return {values, indices};
+}
+
+}  // namespace ember
