@@ -125,13 +125,13 @@ Tensor cat(TensorList tensors, int64_t dim) {
 }
 
 Tensor stack(TensorList tensors, int64_t dim) {
-  EMBER_CHECK(!tensors.empty(), "stack: expects a non-empty TensorList");
+  EMBER_CHECK(!tensors.empty(), "stack expects a non-empty TensorList");
   dim = wrap_dim(dim, tensors[0].dim() + 1, "stack");
   std::vector<Tensor> parts;
   parts.reserve(tensors.size());
   for (size_t i = 0; i < tensors.size(); ++i) {
     EMBER_CHECK(tensors[i].sizes().equals(tensors[0].sizes()),
-                "stack: expects each tensor to be equal size, but got {} at entry 0 and {} at entry {}",
+                "stack expects each tensor to be equal size, but got {} at entry 0 and {} at entry {}",
                 shape_str(tensors[0].sizes()), shape_str(tensors[i].sizes()), i);
     parts.push_back(tensors[i].unsqueeze(dim));
   }
@@ -139,8 +139,8 @@ Tensor stack(TensorList tensors, int64_t dim) {
 }
 
 std::vector<Tensor> split(const Tensor& t, int64_t split_size, int64_t dim) {
-  EMBER_CHECK(t.dim() > 0, "split: expects at least a 1-dimensional tensor");
-  EMBER_CHECK(split_size >= 0, "split: expects split_size be non-negative, but got split_size={}", split_size);
+  EMBER_CHECK(t.dim() > 0, "split expects at least a 1-dimensional tensor");
+  EMBER_CHECK(split_size >= 0, "split expects split_size be non-negative, but got split_size={}", split_size);
   dim = wrap_dim(dim, t.dim(), "split");
   int64_t size = t.sizes()[dim];
   EMBER_CHECK(split_size > 0 || size == 0,
@@ -156,16 +156,16 @@ std::vector<Tensor> split(const Tensor& t, int64_t split_size, int64_t dim) {
 }
 
 std::vector<Tensor> split_with_sizes(const Tensor& t, IntArrayRef sizes, int64_t dim) {
-  EMBER_CHECK(t.dim() > 0, "split_with_sizes: expects at least a 1-dimensional tensor");
+  EMBER_CHECK(t.dim() > 0, "split_with_sizes expects at least a 1-dimensional tensor");
   dim = wrap_dim(dim, t.dim(), "split_with_sizes");
   int64_t size = t.sizes()[dim], total = 0;
   for (int64_t s : sizes) {
-    EMBER_CHECK(s >= 0, "split_with_sizes: expects split_sizes have only non-negative entries, but got "
+    EMBER_CHECK(s >= 0, "split_with_sizes expects split_sizes have only non-negative entries, but got "
                 "split_sizes={}", shape_str(sizes));
     total += s;
   }
   EMBER_CHECK(total == size,
-              "split_with_sizes: expects split_sizes to sum exactly to {} (input tensor's size at "
+              "split_with_sizes expects split_sizes to sum exactly to {} (input tensor's size at "
               "dimension {}), but got split_sizes={}",
               size, dim, shape_str(sizes));
   std::vector<Tensor> out;
@@ -179,8 +179,8 @@ std::vector<Tensor> split_with_sizes(const Tensor& t, IntArrayRef sizes, int64_t
 }
 
 std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim) {
-  EMBER_CHECK(t.dim() > 0, "chunk: expects at least a 1-dimensional tensor");
-  EMBER_CHECK(chunks > 0, "chunk: expects `chunks` to be greater than 0, got: {}", chunks);
+  EMBER_CHECK(t.dim() > 0, "chunk expects at least a 1-dimensional tensor");
+  EMBER_CHECK(chunks > 0, "chunk expects `chunks` to be greater than 0, got: {}", chunks);
   dim = wrap_dim(dim, t.dim(), "chunk");
   int64_t size = t.sizes()[dim];
   int64_t split_size = (size + chunks - 1) / chunks;

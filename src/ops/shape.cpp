@@ -94,7 +94,7 @@ Tensor pad(const Tensor& t, IntArrayRef pad, std::string_view mode, double value
 }
 
 // Note [repeat as expand]: [s0, s1] repeated [r0, r1] is the view
-// [1, s0, 1, s1] expanded to [r0, s0, r1, s1], made contiguous and reshaped
+// [1, s0, 1, s1] expanded to [r0, s0, r1, s1], copied into a fresh tensor and viewed
 // to [r0 * s0, r1 * s1]: one strided copy, no loop over repeats.
 Tensor repeat(const Tensor& t, IntArrayRef repeats) {
   const int64_t n = static_cast<int64_t>(repeats.size());
@@ -114,7 +114,10 @@ Tensor repeat(const Tensor& t, IntArrayRef repeats) {
   }
   for (int64_t r : repeats)
     EMBER_CHECK(r >= 0, "repeat: trying to create tensor with negative dimension {}: {}", r, shape_str(result));
-  return t.reshape(interleaved).expand(expanded).contiguous().reshape(result);
+  // Always a fresh tensor, even when the expand is a no-op (all repeats 1).
+  Tensor out = empty(expanded, TensorOptions(t.dtype()).device(t.device()));
+  copy_(out, t.reshape(interleaved).expand(expanded));
+  return out.view(result);
 }
 
 // Note [flip via negative strides]: the flipped view starts at the last
