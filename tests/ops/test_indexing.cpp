@@ -2,7 +2,9 @@
 // scatter_add, masked_select, nonzero, index_fill_, sort, argsort, topk.
 // Expected values are closed forms or come from PyTorch 1.13 (snippet named
 // in a comment; x = torch.tensor(...) spelled out where it matters).
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include "ember/ember.h"
@@ -321,4 +323,94 @@ TEST(IndexingTopk, EdgeCasesAndErrors) {
   expect_error([&] { topk(ones({3}), 4); }, {"topk: selected index k out of range"});
   expect_error([&] { topk(ones({3}), -1); }, {"selected index k out of range"});
   expect_error([&] { topk(ones({3}), 1, 1); }, {"topk", "dimension out of range"});
+}
+
+// ---- fast kernels against plain loops (random inputs, many threads) ----
+
+namespace {
+// Row-major coordinates <-> offset for a contiguous shape.
+std::vector<int64_t> unravel(int64_t p, IntArrayRef shape) {
+  std::vector<int64_t> c(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    c[d] = p % shape[d];
+    p /= shape[d];
+  }
+  return c;
+}
+int64_t ravel(const std::vector<int64_t>& c, IntArrayRef shape) {
+  int64_t p = 0;
+  for (size_t d = 0; d < shape.size(); ++d) p = p * shape[d] + c[d];
+  return p;
+}
+}  // namespace
+
+TEST(IndexingReference, GatherScatterAddIndexSelectMatchLoops) {
+  Generator gen(7);
+  const std::vector<int64_t> shape{6, 50, 40};
+  Tensor x = randn(shape, kFloat64, &gen).transpose(0, 2).contiguous().transpose(0, 2);  // strided
+  std::vector<double> xv = x.to_vector<double>();
+  for (int64_t dim = 0; dim < 3; ++dim) {
+    std::vector<int64_t> ishape = shape;
+    ishape[dim] = 70;  // longer than self along dim: repeats
+    ishape[(dim + 1) % 3] -= 1;  // smaller in another dim
+    Tensor idx = randint(0, shape[dim], ishape, kInt64, &gen);
+    std::vector<int64_t> iv = idx.to_vector<int64_t>();
+    // gather: out[c] = x[c with c[dim] = idx[c]]
+    std::vector<double> g = gather(x, dim, idx).to_vector<double>();
+    std::vector<double> want_g(iv.size());
+    // scatter_add: acc[c with c[dim] = idx[c]] += src[c]
+    Tensor src = randn(ishape, kFloat64, &gen);
+    std::vector<double> sv = src.to_vector<double>();
+    std::vector<double> want_s(xv.size(), 0.0);
+    for (size_t p = 0; p < iv.size(); ++p) {
+      auto c = unravel(static_cast<int64_t>(p), ishape);
+      c[dim] = iv[p];
+      want_g[p] = xv[ravel(c, shape)];
+      want_s[ravel(c, shape)] += sv[p];
+    }
+    EXPECT_EQ(g, want_g) << "gather dim " << dim;
+    expect_values(scatter_add(zeros(shape, kFloat64), dim, idx, src), shape, want_s, 1e-12, 1e-12);
+    // index_select with a 1-D index: out[c] = x[c with c[dim] = sel[c[dim]]]
+    Tensor sel = randint(0, shape[dim], {33}, kInt64, &gen);
+    std::vector<int64_t> selv = sel.to_vector<int64_t>();
+    std::vector<int64_t> oshape = shape;
+    oshape[dim] = 33;
+    std::vector<double> want_i(static_cast<size_t>(compute_numel(oshape)));
+    for (size_t p = 0; p < want_i.size(); ++p) {
+      auto c = unravel(static_cast<int64_t>(p), oshape);
+      c[dim] = selv[c[dim]];
+      want_i[p] = xv[ravel(c, shape)];
+    }
+    EXPECT_EQ(index_select(x, dim, sel).to_vector<double>(), want_i) << "index_select dim " << dim;
+  }
+}
+
+TEST(IndexingReference, SortAndTopkAgreeWithStdSort) {
+  Generator gen(11);
+  Tensor x = randn({300, 257}, kFloat32, &gen);
+  std::vector<float> xv = x.to_vector<float>();
+  auto [v, i] = sort(x, 1, true);
+  auto [tv, ti] = topk(x, 5, 1);
+  std::vector<float> vv = v.to_vector<float>(), tvv = tv.to_vector<float>();
+  std::vector<int64_t> iv = i.to_vector<int64_t>();
+  for (int64_t r = 0; r < 300; ++r) {
+    std::vector<float> row(xv.begin() + r * 257, xv.begin() + (r + 1) * 257);
+    std::sort(row.begin(), row.end(), std::greater<float>());
+    for (int64_t c = 0; c < 257; ++c) {
+      ASSERT_EQ(vv[r * 257 + c], row[c]);
+      ASSERT_EQ(xv[r * 257 + iv[r * 257 + c]], row[c]);  // indices point at the values
+    }
+    for (int64_t c = 0; c < 5; ++c) ASSERT_EQ(tvv[r * 5 + c], row[c]);
+  }
+  EXPECT_TRUE(equal(ti, i.narrow(1, 0, 5)));  // values are distinct, so indices agree
+}
+
+TEST(IndexingReference, CatOfSplitsRoundTrips) {
+  Generator gen(3);
+  Tensor x = randn({40, 30, 20}, kFloat32, &gen).permute({2, 0, 1});  // [20, 40, 30], strided
+  for (int64_t dim = -3; dim < 3; ++dim) {
+    Tensor back = cat(split(x, 7, dim), dim);
+    EXPECT_TRUE(equal(back, x)) << "dim " << dim;
+    EXPECT_TRUE(equal(stack(unbind(x, dim), dim), x)) << "dim " << dim;
+  }
 }
