@@ -5,8 +5,14 @@
 // a per-class free list. Memory a workload frees is reused by the next
 // same-shaped tensor; the cache is capped so it never hoards more than
 // kMaxCachedBytes.
+//
+// Note [thread cache]: blocks up to kThreadCacheLimit bytes go through a small
+// per-thread free list first, without the mutex: per-op overhead on tiny
+// tensors is dominated by allocation otherwise. Each thread keeps at most
+// kThreadCacheDepth blocks per class and returns them when it exits.
 #include "ember/core/allocator.h"
 
+#include <array>
 #include <bit>
 #include <cstdlib>
 #include <mutex>
@@ -99,6 +105,23 @@ class CachingCpuAllocator {
   AllocatorStats stats_;
 };
 
+constexpr size_t kThreadCacheLimit = 4096;
+constexpr size_t kThreadCacheClasses = kThreadCacheLimit / kSmallStep;
+constexpr size_t kThreadCacheDepth = 32;
+
+CachingCpuAllocator& allocator();
+
+struct ThreadCache {
+  std::array<std::array<void*, kThreadCacheDepth>, kThreadCacheClasses> blocks{};
+  std::array<uint8_t, kThreadCacheClasses> count{};
+  ~ThreadCache();
+};
+
+ThreadCache& thread_cache() {
+  thread_local ThreadCache cache;
+  return cache;
+}
+
 CachingCpuAllocator& allocator() {
   // Leaked on purpose: tensors held by static objects may be freed after
   // main returns, and must find the allocator alive.
@@ -106,10 +129,35 @@ CachingCpuAllocator& allocator() {
   return *a;
 }
 
+ThreadCache::~ThreadCache() {
+  for (size_t c = 0; c < kThreadCacheClasses; ++c)
+    for (size_t i = 0; i < count[c]; ++i) allocator().deallocate(blocks[c][i], (c + 1) * kSmallStep);
+}
+
 }  // namespace
 
-void* cpu_alloc(size_t nbytes) { return allocator().allocate(nbytes); }
-void cpu_free(void* p, size_t nbytes) { allocator().deallocate(p, nbytes); }
+void* cpu_alloc(size_t nbytes) {
+  if (nbytes <= kThreadCacheLimit) {
+    size_t cls = size_class(nbytes) / kSmallStep - 1;
+    ThreadCache& tc = thread_cache();
+    if (tc.count[cls] > 0) return tc.blocks[cls][--tc.count[cls]];
+    return allocator().allocate((cls + 1) * kSmallStep);
+  }
+  return allocator().allocate(nbytes);
+}
+
+void cpu_free(void* p, size_t nbytes) {
+  if (p && nbytes <= kThreadCacheLimit) {
+    size_t cls = size_class(nbytes) / kSmallStep - 1;
+    ThreadCache& tc = thread_cache();
+    if (tc.count[cls] < kThreadCacheDepth) {
+      tc.blocks[cls][tc.count[cls]++] = p;
+      return;
+    }
+  }
+  allocator().deallocate(p, nbytes);
+}
+
 void cpu_empty_cache() { allocator().empty_cache(); }
 AllocatorStats cpu_allocator_stats() { return allocator().stats(); }
 

@@ -5,18 +5,6 @@
 
 namespace ember {
 
-size_t element_size(ScalarType t) {
-  switch (t) {
-#define EMBER_SIZE(ctype, name, str) \
-  case ScalarType::name:             \
-    return sizeof(ctype);
-    EMBER_FORALL_SCALAR_TYPES(EMBER_SIZE)
-#undef EMBER_SIZE
-    default:
-      EMBER_ASSERT(false, "bad ScalarType {}", static_cast<int>(t));
-  }
-}
-
 std::string_view to_string(ScalarType t) {
   switch (t) {
 #define EMBER_NAME(ctype, name, str) \

@@ -24,11 +24,38 @@ TensorIter::TensorIter(std::initializer_list<const Tensor*> operands, int nout, 
   ntensors_ = static_cast<int>(operands.size());
   nout_ = nout;
   const Tensor* const* ops = operands.begin();
+  if (try_fast_setup(ops)) return;
   IntArrayRef shape = ops[0]->sizes();
   EMBER_CHECK(static_cast<int>(shape.size()) <= kMaxDims, "{}: at most {} dims are supported, got {}",
               op, kMaxDims, shape.size());
   compute_strides(ops, shape, op);
   reorder_and_coalesce();
+}
+
+// Every operand contiguous with the output's shape, or a one-element input:
+// one flat dim, no sorting or merging needed.
+bool TensorIter::try_fast_setup(const Tensor* const* ops) {
+  const TensorImpl& out = *ops[0]->impl();
+  if (!out.is_contiguous()) return false;
+  IntArrayRef shape = out.sizes();
+  for (int i = 1; i < ntensors_; ++i) {
+    const TensorImpl& t = *ops[i]->impl();
+    bool same = t.is_contiguous() && t.sizes().size() == shape.size() &&
+                std::equal(shape.begin(), shape.end(), t.sizes().begin());
+    bool scalar = t.numel() == 1 && t.dim() <= static_cast<int64_t>(shape.size());
+    if (!same && !scalar) return false;
+  }
+  ndim_ = 1;
+  numel_ = out.numel();
+  shape_[0] = numel_;
+  for (int i = 0; i < ntensors_; ++i) {
+    const TensorImpl& t = *ops[i]->impl();
+    dtypes_[i] = t.dtype();
+    data_[i] = t.data();
+    bool broadcast = t.numel() == 1 && numel_ != 1;
+    strides_[i][0] = broadcast ? 0 : static_cast<int64_t>(element_size(t.dtype()));
+  }
+  return true;
 }
 
 void TensorIter::compute_strides(const Tensor* const* ops, IntArrayRef shape, const char* op) {

@@ -46,7 +46,7 @@ TEST(Elementwise, InPlaceOpsAndTheirErrors) {
   i += 2;
   expect_values(i, {3}, {2, 3, 4});
   expect_error([&] { i.mul_(1.5); }, {"mul_", "result type float32 can't be cast to the desired output type int64"});
-  expect_error([&] { a.add_(ones({3, 3})); }, {"add_", "output with shape [2, 3] doesn't match the broadcast shape"});
+  expect_error([&] { a.add_(ones({2, 2, 3})); }, {"add_", "output with shape [2, 3] doesn't match the broadcast shape"});
   Tensor f = tensor<float>({-1, 4});
   f.relu_();
   f.sqrt_();

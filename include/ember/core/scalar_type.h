@@ -47,7 +47,14 @@ constexpr ScalarType kInt = ScalarType::Int32;
 // integer tensors.
 constexpr ScalarType kDefaultFloat = ScalarType::Float32;
 
-size_t element_size(ScalarType t);
+constexpr size_t element_size(ScalarType t) {
+  constexpr size_t kSizes[] = {
+#define EMBER_SIZE(ctype, name, str) sizeof(ctype),
+      EMBER_FORALL_SCALAR_TYPES(EMBER_SIZE)
+#undef EMBER_SIZE
+  };
+  return kSizes[static_cast<int>(t)];
+}
 std::string_view to_string(ScalarType t);
 
 constexpr bool is_floating_point(ScalarType t) {
