@@ -1,0 +1,49 @@
+// Kernel signature of Op::matmul: one strided, batched GEMM that every
+// linalg op (mm, bmm, matmul, addmm, linear, dot, outer) lowers to.
+#pragma once
+
+#include <cstdint>
+
+#include "core/op_registry.h"
+#include "ember/core/scalar.h"
+#include "ember/core/scalar_type.h"
+
+namespace ember {
+
+// A batch of matrices in memory: element (b, i, j) sits at
+// data + b * batch_stride + i * row_stride + j * col_stride (in elements).
+// batch_stride 0 broadcasts one matrix over the whole batch.
+struct MatrixRef {
+  void* data = nullptr;
+  int64_t batch_stride = 0, row_stride = 0, col_stride = 0;
+};
+
+// Note [gemm contract]: for every b < batch,
+//   c[b] = alpha * (a[b] @ b[b] + bias) + beta * c[b]
+// with a[b] [m, k], b[b] [k, n], c[b] [m, n]; bias (optional) is a row of n
+// elements (stride bias_stride) added to every row. alpha scales the bias
+// too because that is what oneDNN's output scale does; callers pass a bias
+// only with alpha == 1. beta == 0 ignores c's old values (NaN included), as
+// BLAS and torch.addmm do. All operands have `dtype`; the caller guarantees
+// c does not overlap a, b or bias. Accumulation is in float for float32 and
+// the 16-bit floats, double for float64, int64 for integers.
+struct GemmArgs {
+  ScalarType dtype = ScalarType::Float32;
+  int64_t batch = 1, m = 0, n = 0, k = 0;
+  MatrixRef a, b, c;
+  const void* bias = nullptr;
+  int64_t bias_stride = 1;
+  Scalar alpha = 1, beta = 0;
+};
+
+using MatmulKernel = void(const GemmArgs& args);
+
+inline void run_matmul(const GemmArgs& args, Device device) {
+  get_kernel<MatmulKernel>(Op::matmul, device)(args);
+}
+
+// The plain reference loop: every dtype but bool. It serves float64 and the
+// integers in production and is what tests compare the oneDNN path against.
+void matmul_ref(const GemmArgs& args);
+
+}  // namespace ember
