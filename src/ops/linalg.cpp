@@ -72,41 +72,44 @@ Tensor merge_batch(const Tensor& t, int64_t nb) {
   return t.contiguous().view({B, r, c});
 }
 
-// A [Bt, rows, cols] tensor as the kernel sees it. oneDNN's fast kernels
-// need each matrix row- or column-major with a leading dimension no smaller
-// than the matrix (x @ w.t() qualifies as is); anything else is copied.
+// A [rows, cols] or [Bt, rows, cols] tensor as the kernel sees it. oneDNN's
+// fast kernels need each matrix row- or column-major with a leading
+// dimension no smaller than the matrix (x @ w.t() qualifies as is);
+// anything else is copied.
 struct Operand {
   Tensor keep;  // owns the memory ref points into
   MatrixRef ref;
 };
 
 Operand make_operand(const Tensor& t) {
-  int64_t rows = t.size(1), cols = t.size(2);
-  int64_t rs = t.stride(1), cs = t.stride(2);
+  int64_t d = t.dim() - 2;  // 0 or 1: index of the rows dim
+  int64_t batch = d ? t.size(0) : 1, rows = t.size(d), cols = t.size(d + 1);
+  int64_t rs = t.stride(d), cs = t.stride(d + 1);
   // Strides of size-1 dims are meaningless: pick ones that keep it friendly.
   if (cols == 1) cs = 1;
   if (rows == 1) rs = cs == 1 ? cols : 1;
   bool row_major = cs == 1 && rs >= cols;
   bool col_major = rs == 1 && cs >= rows;
-  if (row_major || col_major || rows == 0 || cols == 0) {
-    int64_t bs = t.size(0) == 1 ? 0 : t.stride(0);
-    return {t, {t.data_ptr(), bs, rs, cs}};
-  }
+  if (row_major || col_major || rows == 0 || cols == 0)
+    return {t, {t.data_ptr(), batch == 1 ? 0 : t.stride(0), rs, cs}};
   Tensor c = t.contiguous();
-  return {c, {c.data_ptr(), c.size(0) == 1 ? 0 : rows * cols, cols, 1}};
+  return {c, {c.data_ptr(), batch == 1 ? 0 : rows * cols, cols, 1}};
 }
 
-// out [B, M, N] (contiguous) = alpha * (a3 @ b3 + bias) + beta * out, where
-// a3 is [B or 1, M, K], b3 [B or 1, K, N] and bias a 1-D [N] tensor or null.
-void gemm(const Tensor& a3, const Tensor& b3, const Tensor& out, const Tensor* bias,
+// out (contiguous [M, N] or [B, M, N]) = alpha * (a @ b + bias) + beta * out,
+// where a is [M, K] or [B or 1, M, K], b [K, N] or [B or 1, K, N] and bias a
+// 1-D [N] tensor or null. (Taking 2-D operands as they are, rather than
+// unsqueezed, keeps small-matrix overhead down.)
+void gemm(const Tensor& a, const Tensor& b, const Tensor& out, const Tensor* bias,
           const Scalar& alpha, const Scalar& beta) {
-  Operand A = make_operand(a3), B = make_operand(b3);
+  Operand A = make_operand(a), B = make_operand(b);
+  int64_t d = out.dim() - 2;
   GemmArgs g;
   g.dtype = out.dtype();
-  g.batch = out.size(0);
-  g.m = out.size(1);
-  g.n = out.size(2);
-  g.k = a3.size(2);
+  g.batch = d ? out.size(0) : 1;
+  g.m = out.size(d);
+  g.n = out.size(d + 1);
+  g.k = a.size(-1);
   g.a = A.ref;
   g.b = B.ref;
   g.c = {out.data_ptr(), g.m * g.n, g.n, 1};
@@ -155,7 +158,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
   EMBER_CHECK(a.size(1) == b.size(0), "mm: mat1 and mat2 shapes cannot be multiplied ({} and {})",
               mat_str(a), mat_str(b));
   Tensor out = empty_out({a.size(0), b.size(1)}, a);
-  gemm(a.unsqueeze(0), b.unsqueeze(0), out.unsqueeze(0), nullptr, 1, 0);
+  gemm(a, b, out, nullptr, 1, 0);
   return out;
 }
 
@@ -182,8 +185,8 @@ Tensor dot(const Tensor& a, const Tensor& b) {
               "dot: inconsistent tensor size, expected tensors {} and {} to have the same number of "
               "elements",
               shape_str(a), shape_str(b));
-  Tensor out = empty_out({1, 1, 1}, a);
-  gemm(a.view({1, 1, -1}), b.view({1, -1, 1}), out, nullptr, 1, 0);
+  Tensor out = empty_out({1, 1}, a);
+  gemm(a.unsqueeze(0), b.unsqueeze(1), out, nullptr, 1, 0);
   return out.view({});
 }
 
@@ -249,17 +252,16 @@ Tensor addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, const Scal
   EMBER_CHECK(fits, "addmm: input of shape {} cannot be broadcast to the product's shape [{}, {}]",
               shape_str(input), m, n);
   Tensor out = empty_out({m, n}, m1);
-  Tensor a3 = m1.unsqueeze(0), b3 = m2.unsqueeze(0), out3 = out.unsqueeze(0);
   // The common case (a bias row, beta == alpha == 1) rides on oneDNN's bias.
   bool unit = beta.to_double() == 1.0 && alpha.to_double() == 1.0;
   Tensor row = input.dim() == 2 && input.size(0) == 1 ? input.squeeze(0) : input;
   if (unit && row.dim() == 1 && row.size(0) == n) {
-    gemm(a3, b3, out3, &row, 1, 0);
+    gemm(m1, m2, out, &row, 1, 0);
     return out;
   }
   bool use_input = beta.to_double() != 0.0;  // beta == 0 ignores input, NaN included
   if (use_input) copy_(out, input);
-  gemm(a3, b3, out3, nullptr, alpha, use_input ? beta : Scalar(0));
+  gemm(m1, m2, out, nullptr, alpha, use_input ? beta : Scalar(0));
   return out;
 }
 
@@ -280,15 +282,15 @@ Tensor linear(const Tensor& x, const Tensor& weight, const std::optional<Tensor>
   for (int64_t d = 0; d + 1 < x.dim(); ++d) rows *= x.size(d);
   Tensor x2;
   if (auto rs = merged_stride(x, 0, x.dim() - 1)) {
-    x2 = as_strided(x, {1, rows, in}, {0, *rs, x.stride(-1)});
+    x2 = as_strided(x, {rows, in}, {*rs, x.stride(-1)});
   } else {
-    x2 = x.contiguous().view({1, rows, in});
+    x2 = x.contiguous().view({rows, in});
   }
   DimVector shape(x.sizes());
   shape.back() = out_features;
-  Tensor out = empty_out({1, rows, out_features}, x);
+  Tensor out = empty_out({rows, out_features}, x);
   bool bias_row = bias && bias->dim() == 1 && bias->size(0) == out_features;
-  gemm(x2, weight.t().unsqueeze(0), out, bias_row ? &*bias : nullptr, 1, 0);
+  gemm(x2, weight.t(), out, bias_row ? &*bias : nullptr, 1, 0);
   Tensor result = out.view(shape);
   if (bias && !bias_row) result = add(result, *bias);
   return result;

@@ -51,7 +51,7 @@ class Buffer {
 // Everything a primitive depends on: dtype, thread count (oneDNN sizes its
 // work split when the primitive is created), shapes, strides, bias layout,
 // alpha and beta. A batch-stride-0 operand broadcasts (batch dim of 1).
-using Key = std::array<int64_t, 19>;
+using Key = std::array<int64_t, 19>;  // see make_key
 
 struct KeyHash {
   size_t operator()(const Key& k) const {
@@ -127,32 +127,36 @@ Entry make_entry(const GemmArgs& g) {
   return e;
 }
 
-std::shared_ptr<const Entry> lookup(const GemmArgs& g) {
-  // Batch strides only matter with a batch (and are ignored by matrix_desc otherwise).
+Key make_key(const GemmArgs& g) {
+  // Batch strides only matter with a batch (matrix_desc ignores them otherwise).
   auto bs = [&](const MatrixRef& x) { return g.batch == 1 ? 0 : x.batch_stride; };
-  Key key = {static_cast<int64_t>(g.dtype),
-             get_num_threads(),
-             g.batch,
-             g.m,
-             g.n,
-             g.k,
-             bs(g.a),
-             g.a.row_stride,
-             g.a.col_stride,
-             bs(g.b),
-             g.b.row_stride,
-             g.b.col_stride,
-             bs(g.c),
-             g.c.row_stride,
-             g.c.col_stride,
-             g.bias ? g.bias_stride : 0,
-             g.bias != nullptr,
-             std::bit_cast<int64_t>(g.alpha.to_double()),
-             std::bit_cast<int64_t>(g.beta.to_double())};
-  // Note [primitive cache]: creating a primitive costs 10-100 us (JIT), far
-  // more than running a small GEMM, so each shape is created once. Entries
-  // are shared_ptrs so a reset (when the cache grows past kMaxEntries, e.g.
-  // with many sequence lengths) never frees one a running call still uses.
+  return {static_cast<int64_t>(g.dtype),
+          get_num_threads(),
+          g.batch,
+          g.m,
+          g.n,
+          g.k,
+          bs(g.a),
+          g.a.row_stride,
+          g.a.col_stride,
+          bs(g.b),
+          g.b.row_stride,
+          g.b.col_stride,
+          bs(g.c),
+          g.c.row_stride,
+          g.c.col_stride,
+          g.bias ? g.bias_stride : 0,
+          g.bias != nullptr,
+          std::bit_cast<int64_t>(g.alpha.to_double()),
+          std::bit_cast<int64_t>(g.beta.to_double())};
+}
+
+// Note [primitive cache]: creating a primitive costs 10-100 us (JIT), far
+// more than running a small GEMM, so each shape is created once, in a map
+// shared by all threads. Entries are shared_ptrs so a reset (when the map
+// grows past kMaxEntries, e.g. with many sequence lengths) never frees one
+// that a running call or a thread's slot still uses.
+std::shared_ptr<const Entry> lookup(const Key& key, const GemmArgs& g) {
   constexpr size_t kMaxEntries = 1024;
   static std::mutex mutex;
   static std::unordered_map<Key, std::shared_ptr<const Entry>, KeyHash> cache;
@@ -165,23 +169,51 @@ std::shared_ptr<const Entry> lookup(const GemmArgs& g) {
   return entry;
 }
 
+// A thread's recently used primitives with their dnnl::memory objects, so a
+// repeated shape costs neither the lock nor four memory-object allocations
+// (small GEMMs are dominated by such overhead); only the pointers are rebound.
+struct Slot {
+  Key key{};
+  std::shared_ptr<const Entry> entry;
+  memory a, b, c, bias;
+};
+constexpr size_t kSlots = 16;  // direct-mapped by key hash; a training step uses a handful of shapes
+
 // Runs g through oneDNN; false when oneDNN has no fast kernel for it.
 bool run_dnnl(const GemmArgs& g) {
-  std::shared_ptr<const Entry> e = lookup(g);
-  if (!e->ok) return false;
-  auto& eng = cpu_engine();
-  std::unordered_map<int, memory> args = {
-      {DNNL_ARG_SRC, memory(e->a, eng, g.a.data)},
-      {DNNL_ARG_WEIGHTS, memory(e->b, eng, g.b.data)},
-      {DNNL_ARG_DST, memory(e->c, eng, g.c.data)},
-  };
-  if (g.bias) args.emplace(DNNL_ARG_BIAS, memory(e->bias, eng, const_cast<void*>(g.bias)));
-  Buffer scratch(e->scratch_bytes);
-  if (e->scratch_bytes) {
-    args.emplace(DNNL_ARG_SCRATCHPAD, memory(e->scratch, eng, scratch.get()));
+  thread_local std::array<Slot, kSlots> slots;
+  Key key = make_key(g);
+  Slot& s = slots[KeyHash()(key) % kSlots];
+  void* bias = const_cast<void*>(g.bias);
+  if (!s.entry || s.key != key) {
+    s.entry = lookup(key, g);
+    s.key = key;
+    if (!s.entry->ok) return false;
+    auto& eng = cpu_engine();
+    s.a = memory(s.entry->a, eng, g.a.data);
+    s.b = memory(s.entry->b, eng, g.b.data);
+    s.c = memory(s.entry->c, eng, g.c.data);
+    s.bias = g.bias ? memory(s.entry->bias, eng, bias) : memory();
+  } else {
+    if (!s.entry->ok) return false;
+    s.a.set_data_handle(g.a.data);
+    s.b.set_data_handle(g.b.data);
+    s.c.set_data_handle(g.c.data);
+    if (g.bias) s.bias.set_data_handle(bias);
   }
-  e->prim.execute(cpu_stream(), args);
-  cpu_stream().wait();
+  const Entry& e = *s.entry;
+  Buffer scratch_buf(e.scratch_bytes);
+  memory scratch = e.scratch_bytes ? memory(e.scratch, cpu_engine(), scratch_buf.get()) : memory();
+  // The C API takes a plain array: no per-call map as the C++ execute() builds.
+  std::array<dnnl_exec_arg_t, 5> args;
+  int n = 0;
+  args[n++] = {DNNL_ARG_SRC, s.a.get()};
+  args[n++] = {DNNL_ARG_WEIGHTS, s.b.get()};
+  args[n++] = {DNNL_ARG_DST, s.c.get()};
+  if (g.bias) args[n++] = {DNNL_ARG_BIAS, s.bias.get()};
+  if (e.scratch_bytes) args[n++] = {DNNL_ARG_SCRATCHPAD, scratch.get()};
+  dnnl::error::wrap_c_api(dnnl_primitive_execute(e.prim.get(), cpu_stream().get(), n, args.data()),
+                          "matmul: oneDNN execution failed");
   return true;
 }
 
