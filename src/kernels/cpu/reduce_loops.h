@@ -89,15 +89,18 @@ void fold_columns(const R& r, const typename R::in_t* slab, int64_t inner, int64
   }
 }
 
-// inner > 1: out[o, j] folds in[o, 0..n, j] row by row.
+// inner > 1: out[o, j] folds in[o, 0..n, j] row by row. Tiles are wide
+// (about inner / threads columns) so each thread streams long contiguous
+// runs of every row; narrow tiles would touch a new page per row.
 template <typename R>
 void reduce_columns(const R& r, const typename R::in_t* in, typename R::out_t* out, int64_t outer,
                     int64_t n, int64_t inner) {
   using A = typename R::acc_t;
-  constexpr int64_t B = 256;  // columns per tile: the accumulators stay in L1
-  const int64_t tiles_per_row = (inner + B - 1) / B;
-  const int64_t tiles = outer * tiles_per_row;
   const int threads = get_num_threads();
+  int64_t width = std::max<int64_t>(256, (inner + threads - 1) / threads);
+  width = std::min<int64_t>(std::min<int64_t>(width, 16384), inner);
+  const int64_t tiles_per_row = (inner + width - 1) / width;
+  const int64_t tiles = outer * tiles_per_row;
   if (tiles < threads && n * inner * outer > kGrainSize && n >= 2 * threads) {
     // Too few tiles to share: split the reduced axis, one partial block per thread.
     int64_t chunks = std::min<int64_t>(threads, n);
@@ -118,14 +121,14 @@ void reduce_columns(const R& r, const typename R::in_t* in, typename R::out_t* o
     }
     return;
   }
-  int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(B * n, 1));
+  int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(width * n, 1));
   parallel_for(0, tiles, grain, [&](int64_t b, int64_t e) {
-    A acc[B];
+    auto acc = std::make_unique<A[]>(static_cast<size_t>(width));
     for (int64_t t = b; t < e; ++t) {
-      int64_t o = t / tiles_per_row, j0 = (t % tiles_per_row) * B;
-      int64_t len = std::min(B, inner - j0);
-      for (int64_t k = 0; k < len; ++k) acc[k] = r.init();
-      fold_columns(r, in + o * n * inner, inner, 0, n, j0, len, acc);
+      int64_t o = t / tiles_per_row, j0 = (t % tiles_per_row) * width;
+      int64_t len = std::min(width, inner - j0);
+      std::fill(acc.get(), acc.get() + len, r.init());
+      fold_columns(r, in + o * n * inner, inner, 0, n, j0, len, acc.get());
       for (int64_t k = 0; k < len; ++k) out[o * inner + j0 + k] = r.finish(acc[k]);
     }
   });
