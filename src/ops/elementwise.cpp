@@ -6,6 +6,7 @@
 #include "ember/ops/reduction.h"
 #include "ember/ops/view.h"
 #include "kernels/kernel_types.h"
+#include "ops/grad_utils.h"
 
 namespace ember {
 namespace {
@@ -28,8 +29,41 @@ Tensor binary(Op op, const Tensor& a, const Tensor& b, ScalarType compute, Scala
 
 // Writes op(a, b) into a (in-place): the result dtype must cast to a's
 // dtype and the broadcast shape must equal a's shape.
+Tensor out_of_place(Op op, const Tensor& a, const Tensor& b) {
+  switch (op) {
+    case Op::add: return add(a, b);
+    case Op::sub: return sub(a, b);
+    case Op::mul: return mul(a, b);
+    case Op::div: return div(a, b);
+    case Op::pow: return pow(a, b);
+    case Op::remainder: return remainder(a, b);
+    case Op::floor_divide: return floor_divide(a, b);
+    case Op::maximum: return maximum(a, b);
+    case Op::minimum: return minimum(a, b);
+    default: EMBER_ERROR("{}_: in-place form not supported under autograd", op_name(op));
+  }
+}
+
+Tensor out_of_place(Op op, const Tensor& a) {
+  switch (op) {
+    case Op::neg: return neg(a);
+    case Op::abs: return abs(a);
+    case Op::exp: return exp(a);
+    case Op::log: return log(a);
+    case Op::sqrt: return sqrt(a);
+    case Op::relu: return relu(a);
+    case Op::sigmoid: return sigmoid(a);
+    case Op::tanh: return tanh(a);
+    default: EMBER_ERROR("{}_: in-place form not supported under autograd", op_name(op));
+  }
+}
+
 Tensor& binary_inplace(Op op, Tensor& a, const Tensor& b, ScalarType compute) {
   const char* name = op_name(op).data();
+  if (any_requires_grad({&a, &b})) {
+    std::string label = fmt::format("{}_", name);
+    return inplace_with_grad(a, label.c_str(), [&](const Tensor& old) { return out_of_place(op, old, b); });
+  }
   EMBER_CHECK(can_cast(compute, a.dtype()),
               "{}_: result type {} can't be cast to the desired output type {}", name,
               to_string(compute), to_string(a.dtype()));
@@ -64,6 +98,10 @@ Tensor unary_float(Op op, const Tensor& a) { return unary(op, a, float_result(a.
 Tensor unary_same(Op op, const Tensor& a) { return unary(op, a, a.dtype()); }
 
 Tensor& unary_inplace(Op op, Tensor& a) {
+  if (any_requires_grad({&a})) {
+    std::string label = fmt::format("{}_", op_name(op));
+    return inplace_with_grad(a, label.c_str(), [&](const Tensor& old) { return out_of_place(op, old); });
+  }
   EMBER_CHECK(op == Op::neg || op == Op::abs || op == Op::relu || is_floating_point(a.dtype()),
               "{}_: result type {} can't be cast to the desired output type {}", op_name(op),
               to_string(kDefaultFloat), to_string(a.dtype()));
@@ -120,53 +158,111 @@ ScalarType result_type(const Tensor& a, const Scalar& b) {
 }
 
 // ---- arithmetic ----
+// Each op: forward, then (when an input requires grad) its derivative, one
+// formula per input, written in tensor ops so double backward works.
+namespace {
+bool is_one(const Scalar& s) { return s.is_integral() && s.to_long() == 1; }
+}  // namespace
+
 Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  if (!(alpha.is_integral() && alpha.to_long() == 1)) return add(a, mul(b, alpha));
+  if (!is_one(alpha)) return add(a, mul(b, alpha));
   ScalarType dt = result_type(a, b);
-  return binary(Op::add, a, b, dt, dt);
+  Tensor out = binary(Op::add, a, b, dt, dt);
+  if (any_requires_grad({&a, &b})) {
+    record("AddBackward0", {&a, &b}, {}, out,
+           [sa = DimVector(a.sizes()), sb = DimVector(b.sizes()), ta = a.dtype(), tb = b.dtype()](
+               const variable_list& g) -> variable_list { return {grad_for(g[0], sa, ta), grad_for(g[0], sb, tb)}; });
+  }
+  return out;
 }
 Tensor add(const Tensor& a, const Scalar& b, const Scalar& alpha) {
   ScalarType dt = result_type(a, b);
-  Scalar v = alpha.is_integral() && alpha.to_long() == 1
-                 ? b
-                 : Scalar(b.to_double() * alpha.to_double());
-  return binary(Op::add, a, wrap(v, dt), dt, dt);
+  bool integral = !b.is_floating_point() && !alpha.is_floating_point();
+  Scalar v = is_one(alpha) ? b
+                           : (integral ? Scalar(b.to_long() * alpha.to_long()) : Scalar(b.to_double() * alpha.to_double()));
+  Tensor out = binary(Op::add, a, wrap(v, dt), dt, dt);
+  if (any_requires_grad({&a}))
+    record("AddBackward1", {&a}, {}, out, [ta = a.dtype()](const variable_list& g) -> variable_list {
+      return {g[0].dtype() == ta ? g[0] : g[0].to(ta)};
+    });
+  return out;
 }
 Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
   check_not_bool_sub(a, b.dtype());
-  if (!(alpha.is_integral() && alpha.to_long() == 1)) return sub(a, mul(b, alpha));
+  if (!is_one(alpha)) return sub(a, mul(b, alpha));
   ScalarType dt = result_type(a, b);
-  return binary(Op::sub, a, b, dt, dt);
+  Tensor out = binary(Op::sub, a, b, dt, dt);
+  if (any_requires_grad({&a, &b})) {
+    record("SubBackward0", {&a, &b}, {}, out,
+           [sa = DimVector(a.sizes()), sb = DimVector(b.sizes()), ta = a.dtype(), tb = b.dtype()](
+               const variable_list& g) -> variable_list { return {grad_for(g[0], sa, ta), grad_for(neg(g[0]), sb, tb)}; });
+  }
+  return out;
 }
 Tensor sub(const Tensor& a, const Scalar& b, const Scalar& alpha) {
   check_not_bool_sub(a, b.default_dtype());
-  ScalarType dt = result_type(a, b);
-  Scalar v = alpha.is_integral() && alpha.to_long() == 1
-                 ? b
-                 : Scalar(b.to_double() * alpha.to_double());
-  return binary(Op::sub, a, wrap(v, dt), dt, dt);
+  bool integral = !b.is_floating_point() && !alpha.is_floating_point();
+  return add(a, integral ? Scalar(-(b.to_long() * alpha.to_long())) : Scalar(-b.to_double() * alpha.to_double()));
 }
 Tensor rsub(const Tensor& a, const Scalar& b) {
   check_not_bool_sub(a, b.default_dtype());
   ScalarType dt = result_type(a, b);
-  return binary(Op::sub, wrap(b, dt), a, dt, dt);
+  Tensor out = binary(Op::sub, wrap(b, dt), a, dt, dt);
+  if (any_requires_grad({&a}))
+    record("RsubBackward1", {&a}, {}, out, [](const variable_list& g) -> variable_list { return {neg(g[0])}; });
+  return out;
 }
 Tensor mul(const Tensor& a, const Tensor& b) {
   ScalarType dt = result_type(a, b);
-  return binary(Op::mul, a, b, dt, dt);
+  Tensor out = binary(Op::mul, a, b, dt, dt);
+  if (any_requires_grad({&a, &b})) {
+    bool need_a = a.requires_grad(), need_b = b.requires_grad();
+    SavedTensor sa = need_b ? save(a) : SavedTensor(), sb = need_a ? save(b) : SavedTensor();
+    record("MulBackward0", {&a, &b}, {sa, sb}, out,
+           [sa, sb, need_a, need_b, shape_a = DimVector(a.sizes()), shape_b = DimVector(b.sizes()),
+            ta = a.dtype(), tb = b.dtype()](const variable_list& g) -> variable_list {
+             return {need_a ? grad_for(g[0] * sb.unpack(), shape_a, ta) : Tensor(),
+                     need_b ? grad_for(g[0] * sa.unpack(), shape_b, tb) : Tensor()};
+           });
+  }
+  return out;
 }
 Tensor mul(const Tensor& a, const Scalar& b) {
   ScalarType dt = result_type(a, b);
-  return binary(Op::mul, a, wrap(b, dt), dt, dt);
+  Tensor out = binary(Op::mul, a, wrap(b, dt), dt, dt);
+  if (any_requires_grad({&a}))
+    record("MulBackward1", {&a}, {}, out, [b, ta = a.dtype()](const variable_list& g) -> variable_list {
+      Tensor r = mul(g[0], b);
+      return {r.dtype() == ta ? r : r.to(ta)};
+    });
+  return out;
 }
 Tensor div(const Tensor& a, const Tensor& b) {
   ScalarType dt = float_result(result_type(a, b));
-  return binary(Op::div, a, b, dt, dt);
+  Tensor out = binary(Op::div, a, b, dt, dt);
+  if (any_requires_grad({&a, &b})) {
+    SavedTensor sa = save(a), sb = save(b);
+    record("DivBackward0", {&a, &b}, {sa, sb}, out,
+           [sa, sb, shape_a = DimVector(a.sizes()), shape_b = DimVector(b.sizes()), ta = a.dtype(),
+            tb = b.dtype()](const variable_list& g) -> variable_list {
+             Tensor bv = sb.unpack();
+             return {grad_for(div(g[0], bv), shape_a, ta),
+                     grad_for(neg(g[0]) * sa.unpack() / (bv * bv), shape_b, tb)};
+           });
+  }
+  return out;
 }
 Tensor div(const Tensor& a, const Scalar& b) {
   ScalarType dt = float_result(result_type(a, b));
-  return binary(Op::div, a, wrap(b, dt), dt, dt);
+  Tensor out = binary(Op::div, a, wrap(b, dt), dt, dt);
+  if (any_requires_grad({&a}))
+    record("DivBackward1", {&a}, {}, out, [b, ta = a.dtype()](const variable_list& g) -> variable_list {
+      Tensor r = div(g[0], b);
+      return {r.dtype() == ta ? r : r.to(ta)};
+    });
+  return out;
 }
+// Integer-valued: not differentiable (zero gradient, like PyTorch).
 Tensor floor_divide(const Tensor& a, const Tensor& b) {
   ScalarType dt = result_type(a, b);
   EMBER_CHECK_TYPE(dt != kBool, "floor_divide: not supported for bool tensors");
@@ -179,7 +275,17 @@ Tensor floor_divide(const Tensor& a, const Scalar& b) {
 Tensor remainder(const Tensor& a, const Tensor& b) {
   ScalarType dt = result_type(a, b);
   EMBER_CHECK_TYPE(dt != kBool, "remainder: not supported for bool tensors");
-  return binary(Op::remainder, a, b, dt, dt);
+  Tensor out = binary(Op::remainder, a, b, dt, dt);
+  if (any_requires_grad({&a, &b})) {
+    SavedTensor sa = save(a), sb = save(b);
+    record("RemainderBackward0", {&a, &b}, {sa, sb}, out,
+           [sa, sb, shape_a = DimVector(a.sizes()), shape_b = DimVector(b.sizes()), ta = a.dtype(),
+            tb = b.dtype()](const variable_list& g) -> variable_list {
+             Tensor q = floor(div(sa.unpack(), sb.unpack()));
+             return {grad_for(g[0], shape_a, ta), grad_for(neg(g[0]) * q, shape_b, tb)};
+           });
+  }
+  return out;
 }
 Tensor remainder(const Tensor& a, const Scalar& b) {
   ScalarType dt = result_type(a, b);
@@ -188,31 +294,75 @@ Tensor remainder(const Tensor& a, const Scalar& b) {
 Tensor pow(const Tensor& a, const Tensor& e) {
   ScalarType dt = result_type(a, e);
   EMBER_CHECK_TYPE(dt != kBool, "pow: not supported for bool tensors");
-  return binary(Op::pow, a, e, dt, dt);
+  Tensor out = binary(Op::pow, a, e, dt, dt);
+  if (any_requires_grad({&a, &e})) {
+    SavedTensor sa = save(a), se = save(e), so = save_output(out);
+    record("PowBackward1", {&a, &e}, {sa, se, so}, out,
+           [sa, se, so, shape_a = DimVector(a.sizes()), shape_e = DimVector(e.sizes()), ta = a.dtype(),
+            te = e.dtype()](const variable_list& g) -> variable_list {
+             Tensor av = sa.unpack(), ev = se.unpack();
+             Tensor ga = g[0] * ev * pow(av, ev - 1);
+             // d/de a^e = a^e log a, taken as 0 where a == 0 and e >= 0.
+             Tensor ge_ = where(logical_and(eq(av, 0.0), ge(ev, 0.0)), zeros_like(ga),
+                                g[0] * so.unpack() * log(av));
+             return {grad_for(ga, shape_a, ta), grad_for(ge_, shape_e, te)};
+           });
+  }
+  return out;
 }
 Tensor pow(const Tensor& a, const Scalar& e) {
   ScalarType dt = result_type(a, e);
   EMBER_CHECK_TYPE(dt != kBool, "pow: not supported for bool tensors");
   if (is_floating_point(dt)) {
     double v = e.to_double();
-    if (v == 1.0) return as_dtype(a, dt).clone();
     if (v == 2.0) return mul(as_dtype(a, dt), as_dtype(a, dt));
     if (v == 0.5) return sqrt(as_dtype(a, dt));
   }
-  return binary(Op::pow, a, wrap(e, dt), dt, dt);
+  Tensor out = binary(Op::pow, a, wrap(e, dt), dt, dt);
+  if (any_requires_grad({&a})) {
+    SavedTensor sa = save(a);
+    record("PowBackward0", {&a}, {sa}, out, [sa, e](const variable_list& g) -> variable_list {
+      double v = e.to_double();
+      if (v == 0.0) return {zeros_like(g[0])};
+      return {g[0] * v * pow(sa.unpack(), v - 1)};
+    });
+  }
+  return out;
 }
 Tensor pow(const Scalar& a, const Tensor& e) {
   ScalarType dt = result_type(e, a);
-  return binary(Op::pow, wrap(a, dt), e, dt, dt);
+  Tensor out = binary(Op::pow, wrap(a, dt), e, dt, dt);
+  if (any_requires_grad({&e})) {
+    SavedTensor so = save_output(out);
+    record("PowBackward2", {&e}, {so}, out, [so, a](const variable_list& g) -> variable_list {
+      return {g[0] * so.unpack() * std::log(a.to_double())};
+    });
+  }
+  return out;
 }
-Tensor maximum(const Tensor& a, const Tensor& b) {
+namespace {
+// maximum/minimum: the gradient goes to the chosen input, split evenly on ties.
+Tensor extreme(Op op, const char* name, const Tensor& a, const Tensor& b) {
   ScalarType dt = result_type(a, b);
-  return binary(Op::maximum, a, b, dt, dt);
+  Tensor out = binary(op, a, b, dt, dt);
+  if (any_requires_grad({&a, &b})) {
+    SavedTensor sa = save(a), sb = save(b);
+    bool is_max = op == Op::maximum;
+    record(name, {&a, &b}, {sa, sb}, out,
+           [sa, sb, is_max, shape_a = DimVector(a.sizes()), shape_b = DimVector(b.sizes()), ta = a.dtype(),
+            tb = b.dtype()](const variable_list& g) -> variable_list {
+             Tensor av = sa.unpack(), bv = sb.unpack();
+             Tensor tie = where(eq(av, bv), g[0] / 2, g[0]);
+             Tensor ga = masked_fill(tie, is_max ? lt(av, bv) : gt(av, bv), 0);
+             Tensor gb = masked_fill(tie, is_max ? gt(av, bv) : lt(av, bv), 0);
+             return {grad_for(ga, shape_a, ta), grad_for(gb, shape_b, tb)};
+           });
+  }
+  return out;
 }
-Tensor minimum(const Tensor& a, const Tensor& b) {
-  ScalarType dt = result_type(a, b);
-  return binary(Op::minimum, a, b, dt, dt);
-}
+}  // namespace
+Tensor maximum(const Tensor& a, const Tensor& b) { return extreme(Op::maximum, "MaximumBackward0", a, b); }
+Tensor minimum(const Tensor& a, const Tensor& b) { return extreme(Op::minimum, "MinimumBackward0", a, b); }
 
 // ---- comparisons and logic ----
 Tensor eq(const Tensor& a, const Tensor& b) { return compare(Op::eq, a, b); }
@@ -274,6 +424,16 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   Tensor out = empty(shape, TensorOptions(dt).device(a.device()));
   TensorIter iter({&out, &cond, &a2, &b2}, 1, "where");
   run_elementwise(Op::where, iter, {}, a.device());
+  if (any_requires_grad({&a, &b})) {
+    SavedTensor sc = save(cond);
+    record("WhereBackward0", {&a, &b}, {sc}, out,
+           [sc, shape_a = DimVector(a.sizes()), shape_b = DimVector(b.sizes()), ta = a.dtype(), tb = b.dtype()](
+               const variable_list& g) -> variable_list {
+             Tensor c = sc.unpack();
+             Tensor zero = zeros({}, g[0].dtype());
+             return {grad_for(where(c, g[0], zero), shape_a, ta), grad_for(where(c, zero, g[0]), shape_b, tb)};
+           });
+  }
   return out;
 }
 Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b) {
@@ -293,6 +453,16 @@ Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> m
   Tensor out = empty(a.sizes(), TensorOptions(dt).device(a.device()));
   TensorIter iter({&out, &a2}, 1, "clamp");
   run_elementwise(Op::clamp, iter, {min, max}, a.device());
+  if (any_requires_grad({&a})) {
+    SavedTensor sa = save(a);
+    record("ClampBackward1", {&a}, {sa}, out, [sa, min, max](const variable_list& g) -> variable_list {
+      Tensor x = sa.unpack();
+      Tensor inside = ones(x.sizes(), kBool);
+      if (min) inside = logical_and(inside, ge(x, *min));
+      if (max) inside = logical_and(inside, le(x, *max));
+      return {where(inside, g[0], zeros({}, g[0].dtype()))};
+    });
+  }
   return out;
 }
 Tensor clamp_min(const Tensor& a, const Scalar& min) { return clamp(a, min, std::nullopt); }
@@ -301,11 +471,11 @@ Tensor clamp_max(const Tensor& a, const Scalar& max) { return clamp(a, std::null
 Tensor masked_fill(const Tensor& a, const Tensor& mask, const Scalar& value) {
   EMBER_CHECK_TYPE(mask.dtype() == kBool,
                    "masked_fill: expected a bool mask, got mask with dtype {}", to_string(mask.dtype()));
-  Tensor out = where(mask, wrap(value, a.dtype()), a);
-  if (!std::equal(out.sizes().begin(), out.sizes().end(), a.sizes().begin(), a.sizes().end()))
-    EMBER_ERROR("masked_fill: mask of shape [{}] must broadcast to the input shape [{}]",
-                fmt::join(mask.sizes(), ", "), fmt::join(a.sizes(), ", "));
-  return out;
+  DimVector shape = broadcast_shapes(a.sizes(), mask.sizes(), "masked_fill");
+  EMBER_CHECK(shape == DimVector(a.sizes()),
+              "masked_fill: mask of shape [{}] must broadcast to the input shape [{}]",
+              fmt::join(mask.sizes(), ", "), fmt::join(a.sizes(), ", "));
+  return where(mask, wrap(value, a.dtype()), a);  // where's formula gives the gradient
 }
 
 Tensor lerp(const Tensor& a, const Tensor& end, const Scalar& weight) {
@@ -319,53 +489,163 @@ Tensor addcdiv(const Tensor& a, const Tensor& t1, const Tensor& t2, const Scalar
 }
 
 // ---- unary ----
+namespace {
+
+// A unary op whose derivative is f(grad, input, result).
+template <typename F>
+Tensor unary_with_grad(Op op, const char* node, const Tensor& a, Tensor out, F formula) {
+  if (any_requires_grad({&a})) {
+    SavedTensor sa = save(a), so = save_output(out);
+    record(node, {&a}, {sa, so}, out, [sa, so, formula](const variable_list& g) -> variable_list {
+      return {formula(g[0], sa, so)};
+    });
+  }
+  (void)op;
+  return out;
+}
+
+// Rounding-type ops: piecewise constant, zero gradient.
+Tensor zero_grad_unary(const char* node, const Tensor& a, Tensor out) {
+  if (any_requires_grad({&a}))
+    record(node, {&a}, {}, out, [](const variable_list& g) -> variable_list { return {zeros_like(g[0])}; });
+  return out;
+}
+
+constexpr double kSqrt1_2 = 0.70710678118654752440;
+constexpr double kInvSqrt2Pi = 0.39894228040143267794;  // 1 / sqrt(2 pi)
+constexpr double k2InvSqrtPi = 1.12837916709551257390;  // 2 / sqrt(pi)
+
+}  // namespace
+
+#define EMBER_G const Tensor &g, const SavedTensor &x, const SavedTensor &y
 Tensor neg(const Tensor& a) {
   EMBER_CHECK_TYPE(a.dtype() != kBool,
                    "neg: negation, the `-` operator, on a bool tensor is not supported. If you are "
                    "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
-  return unary_same(Op::neg, a);
+  return unary_with_grad(Op::neg, "NegBackward0", a, unary_same(Op::neg, a), [](EMBER_G) { (void)x; (void)y; return neg(g); });
 }
 Tensor abs(const Tensor& a) {
   EMBER_CHECK_TYPE(a.dtype() != kBool, "abs: not supported for bool tensors");
-  return unary_same(Op::abs, a);
+  return unary_with_grad(Op::abs, "AbsBackward0", a, unary_same(Op::abs, a), [](EMBER_G) { (void)y; return g * sign(x.unpack()); });
 }
-Tensor exp(const Tensor& a) { return unary_float(Op::exp, a); }
-Tensor expm1(const Tensor& a) { return unary_float(Op::expm1, a); }
-Tensor log(const Tensor& a) { return unary_float(Op::log, a); }
-Tensor log1p(const Tensor& a) { return unary_float(Op::log1p, a); }
-Tensor sqrt(const Tensor& a) { return unary_float(Op::sqrt, a); }
-Tensor rsqrt(const Tensor& a) { return unary_float(Op::rsqrt, a); }
-Tensor sin(const Tensor& a) { return unary_float(Op::sin, a); }
-Tensor cos(const Tensor& a) { return unary_float(Op::cos, a); }
-Tensor tanh(const Tensor& a) { return unary_float(Op::tanh, a); }
-Tensor sigmoid(const Tensor& a) { return unary_float(Op::sigmoid, a); }
+Tensor exp(const Tensor& a) {
+  return unary_with_grad(Op::exp, "ExpBackward0", a, unary_float(Op::exp, a), [](EMBER_G) { (void)x; return g * y.unpack(); });
+}
+Tensor expm1(const Tensor& a) {
+  return unary_with_grad(Op::expm1, "Expm1Backward0", a, unary_float(Op::expm1, a),
+                         [](EMBER_G) { (void)x; return g * (y.unpack() + 1); });
+}
+Tensor log(const Tensor& a) {
+  return unary_with_grad(Op::log, "LogBackward0", a, unary_float(Op::log, a), [](EMBER_G) { (void)y; return g / x.unpack(); });
+}
+Tensor log1p(const Tensor& a) {
+  return unary_with_grad(Op::log1p, "Log1PBackward0", a, unary_float(Op::log1p, a),
+                         [](EMBER_G) { (void)y; return g / (x.unpack() + 1); });
+}
+Tensor sqrt(const Tensor& a) {
+  return unary_with_grad(Op::sqrt, "SqrtBackward0", a, unary_float(Op::sqrt, a),
+                         [](EMBER_G) { (void)x; return g / (2 * y.unpack()); });
+}
+Tensor rsqrt(const Tensor& a) {
+  return unary_with_grad(Op::rsqrt, "RsqrtBackward0", a, unary_float(Op::rsqrt, a), [](EMBER_G) {
+    (void)x;
+    Tensor r = y.unpack();
+    return g * (r * r * r) * -0.5;
+  });
+}
+Tensor sin(const Tensor& a) {
+  return unary_with_grad(Op::sin, "SinBackward0", a, unary_float(Op::sin, a), [](EMBER_G) { (void)y; return g * cos(x.unpack()); });
+}
+Tensor cos(const Tensor& a) {
+  return unary_with_grad(Op::cos, "CosBackward0", a, unary_float(Op::cos, a),
+                         [](EMBER_G) { (void)y; return neg(g) * sin(x.unpack()); });
+}
+Tensor tanh(const Tensor& a) {
+  return unary_with_grad(Op::tanh, "TanhBackward0", a, unary_float(Op::tanh, a), [](EMBER_G) {
+    (void)x;
+    Tensor r = y.unpack();
+    return g * (1 - r * r);
+  });
+}
+Tensor sigmoid(const Tensor& a) {
+  return unary_with_grad(Op::sigmoid, "SigmoidBackward0", a, unary_float(Op::sigmoid, a), [](EMBER_G) {
+    (void)x;
+    Tensor r = y.unpack();
+    return g * r * (1 - r);
+  });
+}
 Tensor relu(const Tensor& a) {
   EMBER_CHECK_TYPE(a.dtype() != kBool, "relu: not supported for bool tensors");
-  return unary_same(Op::relu, a);
+  return unary_with_grad(Op::relu, "ReluBackward0", a, unary_same(Op::relu, a),
+                         [](EMBER_G) { (void)x; return where(gt(y.unpack(), 0.0), g, zeros({}, g.dtype())); });
 }
 Tensor gelu(const Tensor& a, std::string_view approximate) {
   EMBER_CHECK(approximate == "none" || approximate == "tanh",
               "gelu: approximate must be 'none' or 'tanh', got '{}'", approximate);
   EMBER_CHECK_TYPE(is_floating_point(a.dtype()), "gelu: expected a floating-point tensor, got {}",
                    to_string(a.dtype()));
-  return unary_same(approximate == "none" ? Op::gelu : Op::gelu_tanh, a);
+  if (approximate == "none") {
+    return unary_with_grad(Op::gelu, "GeluBackward0", a, unary_same(Op::gelu, a), [](EMBER_G) {
+      (void)y;
+      Tensor v = x.unpack();
+      Tensor cdf = (erf(v * kSqrt1_2) + 1) * 0.5;
+      Tensor pdf = exp(v * v * -0.5) * kInvSqrt2Pi;
+      return g * (cdf + v * pdf);
+    });
+  }
+  return unary_with_grad(Op::gelu_tanh, "GeluBackward0", a, unary_same(Op::gelu_tanh, a), [](EMBER_G) {
+    (void)y;
+    constexpr double k = 0.7978845608028654, c = 0.044715;
+    Tensor v = x.unpack();
+    Tensor inner = (v + v * v * v * c) * k;
+    Tensor t = tanh(inner);
+    Tensor dinner = (v * v * (3 * c) + 1) * k;
+    return g * ((t + 1) * 0.5 + v * 0.5 * (1 - t * t) * dinner);
+  });
 }
 Tensor silu(const Tensor& a) {
   EMBER_CHECK_TYPE(is_floating_point(a.dtype()), "silu: expected a floating-point tensor, got {}",
                    to_string(a.dtype()));
-  return unary_same(Op::silu, a);
+  return unary_with_grad(Op::silu, "SiluBackward0", a, unary_same(Op::silu, a), [](EMBER_G) {
+    (void)y;
+    Tensor v = x.unpack();
+    Tensor s = sigmoid(v);
+    return g * s * (v * (1 - s) + 1);
+  });
 }
-Tensor erf(const Tensor& a) { return unary_float(Op::erf, a); }
+Tensor erf(const Tensor& a) {
+  return unary_with_grad(Op::erf, "ErfBackward0", a, unary_float(Op::erf, a), [](EMBER_G) {
+    (void)y;
+    Tensor v = x.unpack();
+    return g * exp(neg(v * v)) * k2InvSqrtPi;
+  });
+}
+Tensor reciprocal(const Tensor& a) {
+  return unary_with_grad(Op::reciprocal, "ReciprocalBackward0", a, unary_float(Op::reciprocal, a), [](EMBER_G) {
+    (void)x;
+    Tensor r = y.unpack();
+    return neg(g) * r * r;
+  });
+}
+#undef EMBER_G
+
 Tensor sign(const Tensor& a) {
   if (a.dtype() == kBool) return a.clone();
-  return unary_same(Op::sign, a);
+  return zero_grad_unary("SignBackward0", a, unary_same(Op::sign, a));
 }
 // Rounding an integer is the identity (PyTorch returns a copy).
-Tensor floor(const Tensor& a) { return is_floating_point(a.dtype()) ? unary_same(Op::floor, a) : a.clone(); }
-Tensor ceil(const Tensor& a) { return is_floating_point(a.dtype()) ? unary_same(Op::ceil, a) : a.clone(); }
-Tensor round(const Tensor& a) { return is_floating_point(a.dtype()) ? unary_same(Op::round, a) : a.clone(); }
-Tensor trunc(const Tensor& a) { return is_floating_point(a.dtype()) ? unary_same(Op::trunc, a) : a.clone(); }
-Tensor reciprocal(const Tensor& a) { return unary_float(Op::reciprocal, a); }
+Tensor floor(const Tensor& a) {
+  return is_floating_point(a.dtype()) ? zero_grad_unary("FloorBackward0", a, unary_same(Op::floor, a)) : a.clone();
+}
+Tensor ceil(const Tensor& a) {
+  return is_floating_point(a.dtype()) ? zero_grad_unary("CeilBackward0", a, unary_same(Op::ceil, a)) : a.clone();
+}
+Tensor round(const Tensor& a) {
+  return is_floating_point(a.dtype()) ? zero_grad_unary("RoundBackward0", a, unary_same(Op::round, a)) : a.clone();
+}
+Tensor trunc(const Tensor& a) {
+  return is_floating_point(a.dtype()) ? zero_grad_unary("TruncBackward0", a, unary_same(Op::trunc, a)) : a.clone();
+}
 Tensor square(const Tensor& a) { return mul(a, a); }
 
 // ---- in-place ----

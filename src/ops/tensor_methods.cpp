@@ -186,12 +186,6 @@ Tensor Tensor::ge(const Tensor& o) const { return ember::ge(*this, o); }
 Tensor Tensor::logical_not() const { return ember::logical_not(*this); }
 Tensor Tensor::isnan() const { return ember::isnan(*this); }
 
-// Autograd is not built yet: no tensor requires grad.
-bool Tensor::requires_grad() const {
-  auto* meta = checked().autograd_meta();
-  return meta != nullptr && meta->requires_grad();
-}
-
 // ---- operators ----
 Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
 Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }

@@ -8,7 +8,10 @@
 #include <algorithm>
 #include <numeric>
 
+#include "ember/core/grad_graph.h"
 #include "ember/ops/factory.h"
+#include "kernels/dispatch.h"
+#include "ops/grad_utils.h"
 
 namespace ember {
 namespace {
@@ -16,6 +19,31 @@ namespace {
 Tensor make_view(const Tensor& t, DimVector sizes, DimVector strides, int64_t offset) {
   return Tensor(make_intrusive<TensorImpl>(t.storage(), t.dtype(), std::move(sizes),
                                            std::move(strides), offset));
+}
+
+// Records a view op's backward (the result is a differentiable view).
+template <typename F>
+Tensor record_view(const char* name, const Tensor& base, Tensor out, F formula) {
+  if (any_requires_grad({&base}))
+    record(name, {&base}, {}, out, [formula](const variable_list& g) -> variable_list { return {formula(g[0])}; },
+           /*is_view=*/true);
+  return out;
+}
+
+// The adjoint of slicing: a zero tensor of `sizes` with g written at
+// [start:end:step] along dim. Differentiable (its backward slices again).
+Tensor slice_embed(const Tensor& g, IntArrayRef sizes, int64_t dim, int64_t start, int64_t end, int64_t step) {
+  Tensor out = zeros(sizes, g.dtype());
+  {
+    NoGradGuard no_grad;
+    Tensor dst = slice(out, dim, start, end, step);
+    copy_(dst, g);
+  }
+  if (any_requires_grad({&g}))
+    record("SliceEmbedBackward0", {&g}, {}, out, [dim, start, end, step](const variable_list& gg) -> variable_list {
+      return {slice(gg[0], dim, start, end, step)};
+    });
+  return out;
 }
 
 // Resolves one -1 in sizes against numel, or raises naming the op.
@@ -78,6 +106,36 @@ std::optional<DimVector> compute_view_strides(IntArrayRef oldshape, IntArrayRef 
 
 }  // namespace
 
+// Scatters g (a view with sizes/strides/offset over the input's storage) back
+// onto the input's elements, summing where the view overlaps itself.
+Tensor as_strided_backward(const Tensor& g, IntArrayRef in_sizes, IntArrayRef in_strides, int64_t in_offset,
+                           IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  EMBER_CHECK(DimVector(in_strides) == contiguous_strides(in_sizes),
+              "as_strided: backward is only supported for a contiguous input (got strides [{}] for size [{}])",
+              fmt::join(in_strides, ", "), fmt::join(in_sizes, ", "));
+  Tensor gc = contiguous(g.to(kFloat64));
+  std::vector<double> acc(static_cast<size_t>(compute_numel(in_sizes)), 0.0);
+  const double* src = gc.data_ptr<double>();
+  int64_t n = gc.numel(), nd = static_cast<int64_t>(sizes.size());
+  DimVector idx(sizes.size(), 0);
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t pos = offset - in_offset;
+    for (int64_t d = 0; d < nd; ++d) pos += idx[d] * strides[d];
+    acc[static_cast<size_t>(pos)] += src[k];
+    for (int64_t d = nd - 1; d >= 0; --d) {
+      if (++idx[d] < sizes[d]) break;
+      idx[d] = 0;
+    }
+  }
+  Tensor out = tensor(acc, in_sizes).to(g.dtype());
+  if (any_requires_grad({&g}))
+    record("AsStridedBackwardBackward0", {&g}, {}, out,
+           [sz = DimVector(sizes), st = DimVector(strides), rel = offset - in_offset](const variable_list& gg) -> variable_list {
+             return {as_strided(contiguous(gg[0]), sz, st, rel + gg[0].storage_offset())};
+           });
+  return out;
+}
+
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
   int64_t n = std::max<int64_t>(ndim, 1);  // a 0-dim tensor accepts dim 0 and -1
   EMBER_CHECK_INDEX(dim >= -n && dim < n,
@@ -88,20 +146,20 @@ int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
 
 Tensor view(const Tensor& t, IntArrayRef sizes) {
   DimVector shape = infer_size(sizes, t.numel(), "view");
-  if (t.is_contiguous()) return make_view(t, shape, contiguous_strides(shape), t.storage_offset());
+  auto backward = [in = DimVector(t.sizes())](const Tensor& g) { return reshape(g, in); };
+  if (t.is_contiguous())
+    return record_view("ViewBackward0", t, make_view(t, shape, contiguous_strides(shape), t.storage_offset()), backward);
   auto strides = compute_view_strides(t.sizes(), t.strides(), shape);
   EMBER_CHECK(strides.has_value(),
               "view: shape [{}] is not compatible with input of size [{}] and stride [{}] (at least "
               "one dimension spans across two contiguous subspaces). Use .reshape(...) instead.",
               fmt::join(shape, ", "), fmt::join(t.sizes(), ", "), fmt::join(t.strides(), ", "));
-  return make_view(t, shape, *strides, t.storage_offset());
+  return record_view("ViewBackward0", t, make_view(t, shape, *strides, t.storage_offset()), backward);
 }
 
 Tensor reshape(const Tensor& t, IntArrayRef sizes) {
   DimVector shape = infer_size(sizes, t.numel(), "reshape");
-  if (t.is_contiguous()) return make_view(t, shape, contiguous_strides(shape), t.storage_offset());
-  if (auto strides = compute_view_strides(t.sizes(), t.strides(), shape))
-    return make_view(t, shape, *strides, t.storage_offset());
+  if (t.is_contiguous() || compute_view_strides(t.sizes(), t.strides(), shape)) return view(t, shape);
   return view(clone(t), shape);
 }
 
@@ -111,11 +169,13 @@ Tensor transpose(const Tensor& t, int64_t d0, int64_t d1) {
   int64_t n = t.dim();
   d0 = wrap_dim(d0, n, "transpose");
   d1 = wrap_dim(d1, n, "transpose");
-  if (n == 0) return make_view(t, {}, {}, t.storage_offset());
   DimVector sizes(t.sizes()), strides(t.strides());
-  std::swap(sizes[d0], sizes[d1]);
-  std::swap(strides[d0], strides[d1]);
-  return make_view(t, sizes, strides, t.storage_offset());
+  if (n > 0) {
+    std::swap(sizes[d0], sizes[d1]);
+    std::swap(strides[d0], strides[d1]);
+  }
+  return record_view("TransposeBackward0", t, make_view(t, sizes, strides, t.storage_offset()),
+                     [d0, d1](const Tensor& g) { return transpose(g, d0, d1); });
 }
 
 Tensor permute(const Tensor& t, IntArrayRef dims) {
@@ -132,7 +192,10 @@ Tensor permute(const Tensor& t, IntArrayRef dims) {
     sizes[i] = t.sizes()[d];
     strides[i] = t.strides()[d];
   }
-  return make_view(t, sizes, strides, t.storage_offset());
+  DimVector inverse(n);
+  for (int64_t i = 0; i < n; ++i) inverse[wrap_dim(dims[i], n, "permute")] = i;
+  return record_view("PermuteBackward0", t, make_view(t, sizes, strides, t.storage_offset()),
+                     [inverse](const Tensor& g) { return permute(g, inverse); });
 }
 
 Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
@@ -157,7 +220,10 @@ Tensor select(const Tensor& t, int64_t dim, int64_t index) {
   int64_t offset = t.storage_offset() + index * strides[dim];
   sizes.erase(dim);
   strides.erase(dim);
-  return make_view(t, sizes, strides, offset);
+  return record_view("SelectBackward0", t, make_view(t, sizes, strides, offset),
+                     [in = DimVector(t.sizes()), dim, index](const Tensor& g) {
+                       return slice_embed(unsqueeze(g, dim), in, dim, index, index + 1, 1);
+                     });
 }
 
 Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end,
@@ -178,7 +244,10 @@ Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start, std::op
   int64_t offset = t.storage_offset() + b * strides[dim];
   sizes[dim] = len;
   strides[dim] *= step;
-  return make_view(t, sizes, strides, offset);
+  return record_view("SliceBackward0", t, make_view(t, sizes, strides, offset),
+                     [in = DimVector(t.sizes()), dim, b, e, step](const Tensor& g) {
+                       return slice_embed(g, in, dim, b, e, step);
+                     });
 }
 
 Tensor expand(const Tensor& t, IntArrayRef sizes) {
@@ -206,7 +275,8 @@ Tensor expand(const Tensor& t, IntArrayRef sizes) {
     out_sizes[i] = want;
     out_strides[i] = have == want ? t.strides()[td] : 0;
   }
-  return make_view(t, out_sizes, out_strides, t.storage_offset());
+  return record_view("ExpandBackward0", t, make_view(t, out_sizes, out_strides, t.storage_offset()),
+                     [in = DimVector(t.sizes())](const Tensor& g) { return sum_to(g, in); });
 }
 
 Tensor squeeze(const Tensor& t) {
@@ -216,16 +286,19 @@ Tensor squeeze(const Tensor& t) {
     sizes.push_back(t.sizes()[i]);
     strides.push_back(t.strides()[i]);
   }
-  return make_view(t, sizes, strides, t.storage_offset());
+  return record_view("SqueezeBackward0", t, make_view(t, sizes, strides, t.storage_offset()),
+                     [in = DimVector(t.sizes())](const Tensor& g) { return reshape(g, in); });
 }
 
 Tensor squeeze(const Tensor& t, int64_t dim) {
   dim = wrap_dim(dim, t.dim(), "squeeze");
-  if (t.dim() == 0 || t.sizes()[dim] != 1) return make_view(t, DimVector(t.sizes()), DimVector(t.strides()), t.storage_offset());
   DimVector sizes(t.sizes()), strides(t.strides());
-  sizes.erase(dim);
-  strides.erase(dim);
-  return make_view(t, sizes, strides, t.storage_offset());
+  if (t.dim() > 0 && t.sizes()[dim] == 1) {
+    sizes.erase(dim);
+    strides.erase(dim);
+  }
+  return record_view("SqueezeBackward1", t, make_view(t, sizes, strides, t.storage_offset()),
+                     [in = DimVector(t.sizes())](const Tensor& g) { return reshape(g, in); });
 }
 
 Tensor unsqueeze(const Tensor& t, int64_t dim) {
@@ -234,7 +307,8 @@ Tensor unsqueeze(const Tensor& t, int64_t dim) {
   int64_t st = dim < t.dim() ? sizes[dim] * strides[dim] : 1;
   sizes.insert(dim, 1);
   strides.insert(dim, st);
-  return make_view(t, sizes, strides, t.storage_offset());
+  return record_view("UnsqueezeBackward0", t, make_view(t, sizes, strides, t.storage_offset()),
+                     [dim](const Tensor& g) { return squeeze(g, dim); });
 }
 
 Tensor flatten(const Tensor& t, int64_t start_dim, int64_t end_dim) {
@@ -283,7 +357,11 @@ Tensor as_strided(const Tensor& t, IntArrayRef sizes, IntArrayRef strides,
               "as_strided: setStorage: sizes [{}], strides [{}], storage offset {} require {} "
               "elements, but the storage holds only {}",
               fmt::join(sizes, ", "), fmt::join(strides, ", "), offset, max_index + 1, capacity);
-  return make_view(t, DimVector(sizes), DimVector(strides), offset);
+  return record_view("AsStridedBackward0", t, make_view(t, DimVector(sizes), DimVector(strides), offset),
+                     [in = DimVector(t.sizes()), in_strides = DimVector(t.strides()), in_offset = t.storage_offset(),
+                      sz = DimVector(sizes), st = DimVector(strides), offset](const Tensor& g) {
+                       return as_strided_backward(g, in, in_strides, in_offset, sz, st, offset);
+                     });
 }
 
 Tensor broadcast_to(const Tensor& t, IntArrayRef sizes) { return expand(t, sizes); }

@@ -3,7 +3,9 @@
 // the ops layer (src/ops), which is linked into the same library.
 #pragma once
 
+#include <functional>
 #include <initializer_list>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -37,6 +39,7 @@ struct TensorOptions {
 inline TensorOptions dtype(ScalarType t) { return TensorOptions(t); }
 
 class Generator;
+class Node;
 class Tensor;
 using TensorList = ArrayRef<Tensor>;
 
@@ -254,8 +257,30 @@ class Tensor {
   Tensor tril(int64_t diagonal = 0) const;
   Tensor triu(int64_t diagonal = 0) const;
 
-  // ---- autograd surface (filled in by autograd/) ----
+  // ---- autograd (implemented by autograd/) ----
   bool requires_grad() const;
+  // Only leaves can change the flag; only floating-point tensors can require grad.
+  Tensor& requires_grad_(bool requires_grad = true);
+  bool is_leaf() const;
+  // The accumulated gradient (undefined until a backward reaches this tensor).
+  Tensor grad() const;
+  void set_grad(const Tensor& g) const;
+  // The node that produced this tensor (null for leaves).
+  std::shared_ptr<Node> grad_fn() const;
+  uint32_t output_nr() const;
+  // Backpropagates from this tensor. `gradient` may be omitted for one-element
+  // tensors; retain_graph defaults to create_graph.
+  void backward(const Tensor& gradient = Tensor(), std::optional<bool> retain_graph = std::nullopt,
+                bool create_graph = false) const;
+  // Shares storage, never requires grad.
+  Tensor detach() const;
+  Tensor& detach_();
+  // Keeps grad() of a non-leaf after backward.
+  void retain_grad() const;
+  bool retains_grad() const;
+  // hook(grad) runs when the gradient for this tensor is computed; a defined
+  // return value replaces the gradient.
+  void register_hook(std::function<Tensor(const Tensor&)> hook) const;
 
  private:
   const TensorImpl& checked() const {

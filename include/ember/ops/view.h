@@ -26,6 +26,9 @@ Tensor unflatten(const Tensor& t, int64_t dim, IntArrayRef sizes);
 Tensor as_strided(const Tensor& t, IntArrayRef sizes, IntArrayRef strides,
                   std::optional<int64_t> storage_offset = std::nullopt);
 Tensor broadcast_to(const Tensor& t, IntArrayRef sizes);
+// The adjoint of as_strided on a contiguous input (used by its derivative).
+Tensor as_strided_backward(const Tensor& g, IntArrayRef in_sizes, IntArrayRef in_strides, int64_t in_offset,
+                           IntArrayRef sizes, IntArrayRef strides, int64_t offset);
 std::vector<Tensor> broadcast_tensors(TensorList tensors);
 
 // A new tensor with its own storage holding a copy of t (same dtype).

@@ -1,0 +1,178 @@
+// The autograd graph as data: nodes, edges, saved tensors and the per-tensor
+// autograd metadata. Ops (L2) record into it beside their forward; the engine
+// that runs it backwards lives in autograd/ (L3).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ember/core/grad_mode.h"
+#include "ember/core/tensor.h"
+
+namespace ember {
+
+class Node;
+using variable_list = std::vector<Tensor>;
+using GradHook = std::function<Tensor(const Tensor&)>;
+
+// Where a gradient goes: input `input_nr` of node `fn` (null: nowhere).
+struct Edge {
+  std::shared_ptr<Node> fn;
+  uint32_t input_nr = 0;
+  bool valid() const { return fn != nullptr; }
+};
+
+// Note [saved tensors]: a node saves a tensor together with the storage
+// version it had. unpack() refuses a tensor modified in place since, with
+// PyTorch's message, and refuses after the graph was freed by a backward
+// without retain_graph. A saved *output* keeps no strong reference to its own
+// node (that would be a cycle); unpack() rebuilds it with a weak link.
+class SavedTensor {
+ public:
+  SavedTensor() = default;
+  SavedTensor(const Tensor& t, bool is_output);
+  Tensor unpack() const;
+  bool defined() const { return state_ != nullptr; }
+  void release();
+  // Links a saved output to the node that produced it (set by record()).
+  void bind_output(const std::shared_ptr<Node>& fn, uint32_t output_nr);
+
+ private:
+  struct State;
+  std::shared_ptr<State> state_;
+};
+
+inline SavedTensor save(const Tensor& t) { return SavedTensor(t, false); }
+inline SavedTensor save_output(const Tensor& t) { return SavedTensor(t, true); }
+
+// A backward function: gradients of the forward outputs in, gradients of the
+// forward inputs out (one per next_edges entry; undefined = zero).
+class Node {
+ public:
+  explicit Node(const char* name);
+  virtual ~Node() = default;
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+
+  const char* name() const { return name_; }
+  uint64_t sequence_nr() const { return sequence_nr_; }
+  virtual variable_list apply(variable_list&& grads) = 0;
+  // Frees saved tensors after a backward without retain_graph.
+  virtual void release_variables() {}
+
+  std::vector<Edge> next_edges;
+  // Hooks on the gradient of forward output i, run before apply.
+  std::vector<std::pair<uint32_t, GradHook>> pre_hooks;
+  uint32_t num_outputs = 1;
+
+  // Engine scratch for the backward pass currently visiting this node.
+  uint64_t task_id = 0;
+  int32_t dependencies = 0;
+  variable_list input_buffer;
+
+ private:
+  const char* name_;
+  uint64_t sequence_nr_;
+};
+
+// Note [node deletion]: releasing the last reference to the head of a long
+// chain would destroy it recursively and overflow the stack; every node is
+// owned through NodeDeleter, which frees chains iteratively.
+struct NodeDeleter {
+  void operator()(Node* n) const;
+};
+template <typename T, typename... Args>
+std::shared_ptr<T> make_node(Args&&... args) {
+  return std::shared_ptr<T>(std::make_unique<T>(std::forward<Args>(args)...).release(), NodeDeleter{});
+}
+
+// A node whose backward is a lambda written beside the forward op:
+//   [sa, sb](const variable_list& g) -> variable_list { ... }
+template <typename F>
+class LambdaNode final : public Node {
+ public:
+  LambdaNode(const char* name, std::vector<SavedTensor> saved, F fn)
+      : Node(name), saved_(std::move(saved)), fn_(std::move(fn)) {}
+  variable_list apply(variable_list&& grads) override { return fn_(grads); }
+  void release_variables() override {
+    for (SavedTensor& s : saved_) s.release();
+  }
+
+ private:
+  std::vector<SavedTensor> saved_;
+  F fn_;
+};
+
+// The sink for a leaf's gradient: accumulates into leaf.grad() (apply is
+// defined by autograd/).
+class AccumulateGrad final : public Node {
+ public:
+  explicit AccumulateGrad(Tensor variable);
+  variable_list apply(variable_list&& grads) override;
+  Tensor variable;
+};
+
+// Gradient storage that a retain_grad() hook can reach without keeping the
+// tensor alive.
+struct RetainedGrad {
+  Tensor grad;
+};
+
+// Per-tensor autograd state; null until a tensor touches autograd.
+struct AutogradMeta final : AutogradMetaInterface {
+  bool requires_grad_ = false;
+  Tensor grad_;
+  std::shared_ptr<Node> grad_fn_;
+  std::weak_ptr<Node> grad_accumulator_;
+  uint32_t output_nr_ = 0;
+  std::vector<GradHook> leaf_hooks_;
+  std::shared_ptr<RetainedGrad> retained_;
+  // Note [views and autograd]: a differentiable view remembers the storage
+  // version at creation; using it in a recorded op after an in-place change
+  // to it or its base raises, because its gradient history is stale.
+  bool is_view_ = false;
+  uint32_t view_version_ = 0;
+
+  bool requires_grad() const override { return requires_grad_ || grad_fn_ != nullptr; }
+  void set_requires_grad(bool v) override { requires_grad_ = v; }
+};
+
+AutogradMeta* autograd_meta(const Tensor& t);                // null if none
+AutogradMeta& materialize_autograd_meta(const Tensor& t);
+
+// True when grad mode is on and any input requires grad.
+inline bool any_requires_grad(std::initializer_list<const Tensor*> inputs) {
+  if (!GradMode::is_enabled()) return false;
+  for (const Tensor* t : inputs)
+    if (t->defined() && t->impl()->autograd_meta() && t->requires_grad()) return true;
+  return false;
+}
+
+// The edge a gradient for t flows into: its grad_fn, or its leaf accumulator.
+Edge gradient_edge(const Tensor& t);
+std::vector<Edge> collect_next_edges(std::initializer_list<const Tensor*> inputs);
+// Makes fn the producer of out (output number output_nr).
+void set_history(const Tensor& out, const std::shared_ptr<Node>& fn, uint32_t output_nr = 0,
+                 bool is_view = false);
+
+// Records a LambdaNode for a single-output op:
+//   if (any_requires_grad({&a, &b})) record("MulBackward0", {&a, &b}, {sa, sb}, out, fn);
+template <typename F>
+std::shared_ptr<Node> record(const char* name, std::initializer_list<const Tensor*> inputs,
+                             std::vector<SavedTensor> saved, const Tensor& out, F fn,
+                             bool is_view = false) {
+  auto node = make_node<LambdaNode<F>>(name, saved, std::move(fn));
+  node->next_edges = collect_next_edges(inputs);
+  set_history(out, node, 0, is_view);
+  for (SavedTensor& s : saved) s.bind_output(node, 0);
+  return node;
+}
+
+// In-place ops under autograd: refuses leaves that require grad and views
+// (PyTorch's messages), otherwise returns normally.
+void check_inplace(const Tensor& self, const char* op);
+
+}  // namespace ember
