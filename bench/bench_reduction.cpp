@@ -4,15 +4,19 @@
 // bench/torch/reduction.py is the PyTorch twin. Bytes/s count bytes read.
 #include <benchmark/benchmark.h>
 
+#include <cstdlib>
+
 #include "ember/ember.h"
 
 using namespace ember;
 
 namespace {
 
+// 2 threads like the PyTorch twin; EMBER_BENCH_THREADS overrides.
 void set_threads() {
   static bool done = [] {
-    set_num_threads(2);
+    const char* env = std::getenv("EMBER_BENCH_THREADS");
+    set_num_threads(env ? std::atoi(env) : 2);
     return true;
   }();
   (void)done;
