@@ -134,7 +134,7 @@ Edge gradient_edge(const Tensor& t) {
   return {std::move(acc), 0};
 }
 
-std::vector<Edge> collect_next_edges(std::initializer_list<const Tensor*> inputs) {
+std::vector<Edge> collect_next_edges(ArrayRef<const Tensor*> inputs) {
   std::vector<Edge> edges;
   edges.reserve(inputs.size());
   for (const Tensor* t : inputs) {

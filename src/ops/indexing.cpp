@@ -3,6 +3,8 @@
 #include "ember/ops/indexing.h"
 
 #include "ember/ops/elementwise.h"
+#include "ember/core/grad_graph.h"
+#include "ops/grad_utils.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/view.h"
 #include "kernels/indexing.h"
@@ -121,6 +123,31 @@ Tensor cat(TensorList tensors, int64_t dim) {
   }
   Tensor out = empty(shape, TensorOptions(dt).device(ref->device()));
   if (out.numel() > 0) get_kernel<CatKernel>(Op::cat, out.device())(out, parts, dim);
+  std::vector<const Tensor*> inputs;
+  for (const Tensor& t : tensors) inputs.push_back(&t);
+  if (any_requires_grad(inputs)) {
+    // Each input's gradient is its slice of g along dim (skipped inputs get none).
+    std::vector<int64_t> lengths;
+    std::vector<ScalarType> dtypes;
+    for (const Tensor& t : tensors) {
+      lengths.push_back(cat_skips(t) ? -1 : t.sizes()[dim]);
+      dtypes.push_back(t.dtype());
+    }
+    record("CatBackward0", inputs, {}, out, [lengths, dtypes, dim](const variable_list& g) -> variable_list {
+      variable_list grads;
+      int64_t start = 0;
+      for (size_t i = 0; i < lengths.size(); ++i) {
+        if (lengths[i] < 0) {
+          grads.emplace_back();
+          continue;
+        }
+        Tensor piece = g[0].narrow(dim, start, lengths[i]);
+        grads.push_back(piece.dtype() == dtypes[i] ? piece : piece.to(dtypes[i]));
+        start += lengths[i];
+      }
+      return grads;
+    });
+  }
   return out;
 }
 
@@ -219,6 +246,17 @@ Tensor index_select(const Tensor& t, int64_t dim, const Tensor& index) {
   Tensor out = empty(shape, TensorOptions(t.dtype()).device(t.device()));
   if (out.numel() > 0)
     get_kernel<IndexSelectKernel>(Op::index_select, t.device())(out, t.contiguous(), dim, idx);
+  if (any_requires_grad({&t})) {
+    record("IndexSelectBackward0", {&t}, {save(idx)}, out,
+           [in = DimVector(t.sizes()), dim, idx](const variable_list& g) -> variable_list {
+             // Scatter-add each selected slice back to the row it came from.
+             if (in.empty()) return {g[0].reshape(in)};
+             DimVector view_shape(in.size(), 1);
+             view_shape[dim] = idx.numel();
+             Tensor full_index = idx.view(view_shape).expand(g[0].sizes()).contiguous();
+             return {scatter_add(zeros(in, g[0].dtype()), dim, full_index, g[0])};
+           });
+  }
   return out;
 }
 
@@ -231,33 +269,68 @@ Tensor gather(const Tensor& t, int64_t dim, const Tensor& index) {
   Tensor t1 = at_least_1d(t), index1 = at_least_1d(index);
   check_index_range(index1, t1.sizes()[dim], dim, "gather");
   get_kernel<GatherKernel>(Op::gather, t.device())(at_least_1d(out), t1, dim, index1);
+  if (any_requires_grad({&t})) {
+    record("GatherBackward0", {&t}, {}, out, [in = DimVector(t.sizes()), dim, index](const variable_list& g) -> variable_list {
+      return {scatter_add(zeros(in, g[0].dtype()), dim, index, g[0])};
+    });
+  }
   return out;
 }
 
+// Derivatives: the scattered-over positions get no gradient from self
+// (scatter) or all of it (scatter_add); src gets g gathered at index.
 Tensor scatter(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src) {
-  Tensor out = t.clone();
-  return scatter_into(Op::scatter, out, dim, index, src, false);
+  Tensor out = t.detach().clone();
+  scatter_into(Op::scatter, out, dim, index, src, false);
+  if (any_requires_grad({&t, &src})) {
+    record("ScatterBackward0", {&t, &src}, {}, out, [dim, index](const variable_list& g) -> variable_list {
+      return {scatter(g[0], dim, index, 0), gather(g[0], dim, index)};
+    });
+  }
+  return out;
 }
 
 Tensor scatter(const Tensor& t, int64_t dim, const Tensor& index, const Scalar& value) {
-  Tensor out = t.clone();
+  Tensor out = t.detach().clone();
   // The value broadcast (stride 0) to index's shape acts as src.
   Tensor src = scalar_tensor(value, TensorOptions(t.dtype()).device(t.device())).expand(index.sizes());
-  return scatter_into(Op::scatter, out, dim, index, src, true);
+  scatter_into(Op::scatter, out, dim, index, src, true);
+  if (any_requires_grad({&t})) {
+    record("ScatterBackward1", {&t}, {}, out, [dim, index](const variable_list& g) -> variable_list {
+      return {scatter(g[0], dim, index, 0)};
+    });
+  }
+  return out;
 }
 
 Tensor scatter_add(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src) {
-  Tensor out = t.clone();
-  return scatter_into(Op::scatter_add, out, dim, index, src, false);
+  Tensor out = t.detach().clone();
+  scatter_into(Op::scatter_add, out, dim, index, src, false);
+  if (any_requires_grad({&t, &src})) {
+    record("ScatterAddBackward0", {&t, &src}, {}, out, [dim, index](const variable_list& g) -> variable_list {
+      return {g[0], gather(g[0], dim, index)};
+    });
+  }
+  return out;
 }
 
 Tensor masked_select(const Tensor& t, const Tensor& mask) {
   EMBER_CHECK_TYPE(mask.dtype() == kBool || mask.dtype() == kUInt8,
                    "masked_select: expected BoolTensor for mask, got {}", to_string(mask.dtype()));
   DimVector shape = broadcast_shapes(t.sizes(), mask.sizes(), "masked_select");
-  Tensor self_b = t.expand(shape).contiguous();
+  Tensor self_b = t.detach().expand(shape).contiguous();
   Tensor mask_b = mask.to(kBool).expand(shape).contiguous();
-  return get_kernel<MaskedSelectKernel>(Op::masked_select, t.device())(self_b, mask_b);
+  Tensor out = get_kernel<MaskedSelectKernel>(Op::masked_select, t.device())(self_b, mask_b);
+  if (any_requires_grad({&t})) {
+    // Flat positions of the selected elements, to scatter g back.
+    Tensor pos = nonzero(mask_b.reshape({-1})).reshape({-1});
+    record("MaskedSelectBackward0", {&t}, {}, out,
+           [pos, shape, in = DimVector(t.sizes()), dt = t.dtype()](const variable_list& g) -> variable_list {
+             Tensor flat = scatter_add(zeros({compute_numel(shape)}, g[0].dtype()), 0, pos, g[0]);
+             return {grad_for(flat.reshape(shape), in, dt)};
+           });
+  }
+  return out;
 }
 
 Tensor nonzero(const Tensor& t) {
@@ -273,9 +346,14 @@ Tensor Tensor::gather(int64_t dim, const Tensor& index) const { return ember::ga
 Tensor Tensor::masked_select(const Tensor& mask) const { return ember::masked_select(*this, mask); }
 
 Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) {
+  if (any_requires_grad({this, &src}))
+    return inplace_with_grad(*this, "scatter_", [&](const Tensor& old) { return ember::scatter(old, dim, index, src); });
   return scatter_into(Op::scatter, *this, dim, index, src, false);
 }
 Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) {
+  if (any_requires_grad({this, &src}))
+    return inplace_with_grad(*this, "scatter_add_",
+                             [&](const Tensor& old) { return ember::scatter_add(old, dim, index, src); });
   return scatter_into(Op::scatter_add, *this, dim, index, src, false);
 }
 

@@ -10,6 +10,10 @@
 #include "ember/ops/view.h"
 #include "kernels/linalg.h"
 
+#include "ember/core/grad_graph.h"
+#include "ember/ops/reduction.h"
+#include "ops/grad_utils.h"
+
 namespace ember {
 namespace {
 
@@ -149,6 +153,38 @@ DimVector broadcast_batch(IntArrayRef ba, IntArrayRef bb, const Tensor& a, const
   return out;
 }
 
+// matmul as a composition of recorded ops (unsqueeze, expand, reshape, mm,
+// bmm), so its gradient comes from theirs; used only when grad is needed.
+Tensor matmul_differentiable(const Tensor& a, const Tensor& b) {
+  Tensor a2 = a.dim() == 1 ? a.unsqueeze(0) : a;
+  Tensor b2 = b.dim() == 1 ? b.unsqueeze(1) : b;
+  int64_t m = a2.size(-2), k = a2.size(-1), n = b2.size(-1);
+  EMBER_CHECK(b2.size(-2) == k,
+              "matmul: shapes {} and {} cannot be multiplied: {} != {} (last dim of the first, "
+              "second-to-last of the second)",
+              shape_str(a), shape_str(b), k, b2.size(-2));
+  Tensor out;
+  DimVector batch;
+  if (b2.dim() == 2) {
+    // [..., m, k] @ [k, n]: fold the batch into the rows of one mm.
+    for (int64_t d = 0; d + 2 < a2.dim(); ++d) batch.push_back(a2.size(d));
+    out = mm(a2.reshape({-1, k}), b2);
+  } else {
+    IntArrayRef sa = a2.sizes(), sb = b2.sizes();
+    batch = broadcast_batch(IntArrayRef(sa.data(), sa.size() - 2), IntArrayRef(sb.data(), sb.size() - 2), a, b);
+    DimVector ea(batch), eb(batch);
+    ea.push_back(m);
+    ea.push_back(k);
+    eb.push_back(k);
+    eb.push_back(n);
+    out = bmm(a2.expand(ea).reshape({-1, m, k}), b2.expand(eb).reshape({-1, k, n}));
+  }
+  DimVector shape(batch);
+  if (a.dim() > 1) shape.push_back(m);
+  if (b.dim() > 1) shape.push_back(n);
+  return out.reshape(shape);
+}
+
 }  // namespace
 
 Tensor mm(const Tensor& a, const Tensor& b) {
@@ -158,7 +194,16 @@ Tensor mm(const Tensor& a, const Tensor& b) {
   EMBER_CHECK(a.size(1) == b.size(0), "mm: mat1 and mat2 shapes cannot be multiplied ({} and {})",
               mat_str(a), mat_str(b));
   Tensor out = empty_out({a.size(0), b.size(1)}, a);
-  gemm(a, b, out, nullptr, 1, 0);
+  {
+    NoGradGuard no_grad;
+    gemm(a, b, out, nullptr, 1, 0);
+  }
+  if (any_requires_grad({&a, &b})) {
+    SavedTensor sa = save(a), sb = save(b);
+    record("MmBackward0", {&a, &b}, {sa, sb}, out, [sa, sb](const variable_list& g) -> variable_list {
+      return {mm(g[0], sb.unpack().t()), mm(sa.unpack().t(), g[0])};
+    });
+  }
   return out;
 }
 
@@ -172,7 +217,16 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
   EMBER_CHECK(a.size(2) == b.size(1), "bmm: batch1 and batch2 shapes cannot be multiplied ({} and {})",
               shape_str(a), shape_str(b));
   Tensor out = empty_out({a.size(0), a.size(1), b.size(2)}, a);
-  gemm(a, b, out, nullptr, 1, 0);
+  {
+    NoGradGuard no_grad;
+    gemm(a, b, out, nullptr, 1, 0);
+  }
+  if (any_requires_grad({&a, &b})) {
+    SavedTensor sa = save(a), sb = save(b);
+    record("BmmBackward0", {&a, &b}, {sa, sb}, out, [sa, sb](const variable_list& g) -> variable_list {
+      return {bmm(g[0], sb.unpack().transpose(1, 2)), bmm(sa.unpack().transpose(1, 2), g[0])};
+    });
+  }
   return out;
 }
 
@@ -186,8 +240,18 @@ Tensor dot(const Tensor& a, const Tensor& b) {
               "elements",
               shape_str(a), shape_str(b));
   Tensor out = empty_out({1, 1}, a);
-  gemm(a.unsqueeze(0), b.unsqueeze(1), out, nullptr, 1, 0);
-  return out.view({});
+  {
+    NoGradGuard no_grad;
+    gemm(a.unsqueeze(0), b.unsqueeze(1), out, nullptr, 1, 0);
+    out = out.view({});
+  }
+  if (any_requires_grad({&a, &b})) {
+    SavedTensor sa = save(a), sb = save(b);
+    record("DotBackward0", {&a, &b}, {sa, sb}, out, [sa, sb](const variable_list& g) -> variable_list {
+      return {g[0] * sb.unpack(), g[0] * sa.unpack()};
+    });
+  }
+  return out;
 }
 
 // torch.outer is a broadcast product (so it promotes dtypes, bool included).
@@ -204,6 +268,8 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
               b.dim());
   check_dtypes("matmul", a, b, "m1", "m2");
   if (a.dim() == 2 && b.dim() == 2) return mm(a, b);
+  if (any_requires_grad({&a, &b})) return matmul_differentiable(a, b);
+  NoGradGuard no_grad;
   // Vectors become matrices ([K] -> [1, K] on the left, [K, 1] on the
   // right); the added dim is dropped from the result.
   Tensor a2 = a.dim() == 1 ? a.unsqueeze(0) : a;
@@ -251,6 +317,11 @@ Tensor addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, const Scal
   }
   EMBER_CHECK(fits, "addmm: input of shape {} cannot be broadcast to the product's shape [{}, {}]",
               shape_str(input), m, n);
+  if (any_requires_grad({&input, &m1, &m2})) {
+    Tensor prod = mm(m1, m2);
+    return add(mul(input, beta), mul(prod, alpha));
+  }
+  NoGradGuard no_grad;
   Tensor out = empty_out({m, n}, m1);
   // The common case (a bias row, beta == alpha == 1) rides on oneDNN's bias.
   bool unit = beta.to_double() == 1.0 && alpha.to_double() == 1.0;
@@ -277,6 +348,8 @@ Tensor linear(const Tensor& x, const Tensor& weight, const std::optional<Tensor>
               "{} but the input's last dim is {}",
               shape_str(x), shape_str(weight), weight.size(1), in);
   if (bias) check_dtypes("linear", x, *bias, "input", "bias");
+  const bool needs_grad = any_requires_grad({&x, &weight}) || (bias && bias->requires_grad() && GradMode::is_enabled());
+  NoGradGuard no_grad;
   // Leading dims of x fold into the rows of one GEMM; weight.t() is read in place.
   int64_t rows = 1;
   for (int64_t d = 0; d + 1 < x.dim(); ++d) rows *= x.size(d);
@@ -293,6 +366,23 @@ Tensor linear(const Tensor& x, const Tensor& weight, const std::optional<Tensor>
   gemm(x2, weight.t(), out, bias_row ? &*bias : nullptr, 1, 0);
   Tensor result = out.view(shape);
   if (bias && !bias_row) result = add(result, *bias);
+  if (needs_grad) {
+    EnableGradGuard grad_on;
+    Tensor b = bias ? *bias : Tensor();
+    SavedTensor sx = save(x), sw = save(weight);
+    // Fresh handle: `result` is a view of `out`, and the history belongs to the op.
+    result = result.detach();
+    record("LinearBackward0", {&x, &weight, &b}, {sx, sw}, result,
+           [sx, sw, in, has_bias = bias.has_value(), bias_shape = bias ? DimVector(bias->sizes()) : DimVector(),
+            bias_dtype = bias ? bias->dtype() : x.dtype()](const variable_list& g) -> variable_list {
+             Tensor xv = sx.unpack(), wv = sw.unpack();
+             Tensor g2 = g[0].reshape({-1, g[0].size(-1)});
+             Tensor gx = matmul(g[0], wv);
+             Tensor gw = mm(g2.t(), xv.reshape({-1, in}));
+             Tensor gb = has_bias ? grad_for(g[0], bias_shape, bias_dtype) : Tensor();
+             return {gx, gw, gb};
+           });
+  }
   return result;
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "ember/core/grad_graph.h"
 #include "ember/ember.h"
 #include "kernels/dispatch.h"
 
@@ -149,7 +150,8 @@ std::string Tensor::str() const {
     print_rec(os, *this, f, summarize, 7);
   }
   if (show_dtype) os << ", dtype=" << to_string(dtype());
-  if (requires_grad()) os << ", requires_grad=True";
+  if (auto fn = grad_fn()) os << ", grad_fn=<" << fn->name() << ">";
+  else if (requires_grad()) os << ", requires_grad=True";
   os << ')';
   return os.str();
 }

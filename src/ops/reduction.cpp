@@ -7,10 +7,13 @@
 #include <cmath>
 #include <limits>
 
+#include "ember/core/grad_graph.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
+#include "ember/ops/indexing.h"
 #include "ember/ops/view.h"
 #include "kernels/reduce.h"
+#include "ops/grad_utils.h"
 
 namespace ember {
 namespace {
@@ -115,6 +118,7 @@ struct Outputs {
 Outputs run(Op op, const Tensor& t, DimMask m, bool keepdim, ScalarType out_dtype,
             const ReduceParams& p = {}, std::optional<ScalarType> second_dtype = std::nullopt,
             bool want_values = true) {
+  NoGradGuard no_grad;  // the op records its own derivative; its internals record nothing
   Geometry g = plan(t, m);
   DimVector shape = reduced_shape(t, m, false);
   TensorOptions opts = TensorOptions(out_dtype).device(t.device());
@@ -181,12 +185,7 @@ void check_nonempty_dims(const Tensor& t, DimMask m, IntArrayRef dims, const cha
                       fmt::join(t.sizes(), ", "));
 }
 
-Tensor extreme(Op op, const Tensor& t, IntArrayRef dims, bool keepdim) {
-  const char* name = op_name(op).data();
-  DimMask m = dim_mask(t, dims, name);
-  check_nonempty_dims(t, m, dims, name);
-  return run(op, t, m, keepdim, t.dtype()).values;
-}
+Tensor extreme(Op op, const Tensor& t, IntArrayRef dims, bool keepdim);
 
 // (values, indices) of max/min along one dim, or indices only (argmax/argmin).
 Outputs arg_reduce(Op op, const char* name, const Tensor& t, int64_t dim, bool keepdim, bool values) {
@@ -198,12 +197,56 @@ Outputs arg_reduce(Op op, const char* name, const Tensor& t, int64_t dim, bool k
   return run(op, t, m, keepdim, t.dtype(), {}, kInt64, values);
 }
 
+// ---- derivative helpers ----
+
+DimVector mask_dims(const Tensor& t, DimMask m) {
+  DimVector d;
+  for (int64_t i = 0; i < t.dim(); ++i)
+    if (m.test(i)) d.push_back(i);
+  return d;
+}
+
+// A reduced tensor (or its gradient) broadcast back over the input's shape.
+Tensor unreduce(const Tensor& r, IntArrayRef in_sizes, IntArrayRef dims, bool keepdim) {
+  Tensor x = r;
+  if (!keepdim)
+    for (int64_t d : dims) x = x.unsqueeze(d);
+  return x.expand(in_sizes);
+}
+
+// Everything a reduction's formula needs to know about its input and dims.
+struct ReduceCtx {
+  DimVector in_sizes, dims;
+  bool keepdim;
+  ScalarType in_dtype;
+  Tensor up(const Tensor& r) const { return unreduce(r, in_sizes, dims, keepdim); }
+  Tensor cast(const Tensor& g) const { return g.dtype() == in_dtype ? g : g.to(in_dtype); }
+};
+
+ReduceCtx reduce_ctx(const Tensor& t, DimMask m, bool keepdim) {
+  return {DimVector(t.sizes()), mask_dims(t, m), keepdim, t.dtype()};
+}
+
+// Gradient spread evenly over the elements equal to the reduced value
+// (amax/amin/max/min over all, norm inf): PyTorch's evenly_distribute rule.
+Tensor evenly_distribute(const ReduceCtx& c, const Tensor& g, const Tensor& x, const Tensor& value) {
+  Tensor hit = eq(x, c.up(value)).to(g.dtype());
+  Tensor count = sum(hit, c.dims, true);
+  return c.up(g) * hit / count.expand(c.in_sizes);
+}
+
 }  // namespace
 
 Tensor sum(const Tensor& t, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
   ScalarType dt = integral_to_long(t, dtype);
   EMBER_CHECK_TYPE(dt != kBool, "sum: dtype bool is not supported for the result (expected a numeric dtype)");
-  return run(Op::sum, as_dtype(t, dt), dim_mask(t, dims, "sum"), keepdim, dt).values;
+  DimMask m = dim_mask(t, dims, "sum");
+  Tensor out = run(Op::sum, as_dtype(t, dt), m, keepdim, dt).values;
+  if (any_requires_grad({&t}))
+    record("SumBackward1", {&t}, {}, out, [c = reduce_ctx(t, m, keepdim)](const variable_list& g) -> variable_list {
+      return {c.cast(c.up(g[0]))};
+    });
+  return out;
 }
 
 Tensor mean(const Tensor& t, IntArrayRef dims, bool keepdim) {
@@ -215,24 +258,83 @@ Tensor mean(const Tensor& t, IntArrayRef dims, bool keepdim) {
   int64_t n = reduced_count(t, m);
   ReduceParams p;
   p.scale = n == 0 ? std::numeric_limits<double>::quiet_NaN() : 1.0 / static_cast<double>(n);
-  return run(Op::sum, t, m, keepdim, t.dtype(), p).values;
+  Tensor out = run(Op::sum, t, m, keepdim, t.dtype(), p).values;
+  if (any_requires_grad({&t}))
+    record("MeanBackward1", {&t}, {}, out, [c = reduce_ctx(t, m, keepdim), n](const variable_list& g) -> variable_list {
+      return {c.up(g[0]) / static_cast<double>(n)};
+    });
+  return out;
 }
 
 Tensor prod(const Tensor& t, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
   ScalarType dt = integral_to_long(t, dtype);
   EMBER_CHECK_TYPE(dt != kBool, "prod: dtype bool is not supported for the result (expected a numeric dtype)");
-  return run(Op::prod, as_dtype(t, dt), dim_mask(t, dims, "prod"), keepdim, dt).values;
+  DimMask m = dim_mask(t, dims, "prod");
+  Tensor out = run(Op::prod, as_dtype(t, dt), m, keepdim, dt).values;
+  if (any_requires_grad({&t})) {
+    SavedTensor sx = save(t), so = save_output(out);
+    record("ProdBackward1", {&t}, {sx, so}, out, [c = reduce_ctx(t, m, keepdim), sx, so](const variable_list& g) -> variable_list {
+      // d prod / d x_i is the product of the others: out / x_i without zeros;
+      // with one zero in a slice only that element gets the others' product;
+      // with two or more every gradient in the slice is zero.
+      Tensor x = sx.unpack();
+      Tensor is_zero = eq(x, 0.0);
+      Tensor zeros_in_slice = sum(is_zero.to(kInt64), c.dims, true).expand(c.in_sizes);
+      Tensor others = prod(where(is_zero, ones({}, x.dtype()), x), c.dims, true).expand(c.in_sizes);
+      // A safe divisor keeps NaN (0/0) out of the unused branch and its gradient.
+      Tensor no_zero = c.up(g[0]) * c.up(so.unpack()) / where(is_zero, ones({}, x.dtype()), x);
+      Tensor one_zero = c.up(g[0]) * others;
+      Tensor zero = zeros({}, x.dtype());
+      return {c.cast(where(eq(zeros_in_slice, 0), no_zero,
+                           where(logical_and(eq(zeros_in_slice, 1), is_zero), one_zero, zero)))};
+    });
+  }
+  return out;
 }
+
+namespace {
+Tensor extreme(Op op, const Tensor& t, IntArrayRef dims, bool keepdim) {
+  const char* name = op_name(op).data();
+  DimMask m = dim_mask(t, dims, name);
+  check_nonempty_dims(t, m, dims, name);
+  Tensor out = run(op, t, m, keepdim, t.dtype()).values;
+  if (any_requires_grad({&t})) {
+    SavedTensor sx = save(t), so = save_output(out);
+    record(op == Op::amax ? "AmaxBackward0" : "AminBackward0", {&t}, {sx, so}, out,
+           [c = reduce_ctx(t, m, keepdim), sx, so](const variable_list& g) -> variable_list {
+             return {evenly_distribute(c, g[0], sx.unpack(), so.unpack())};
+           });
+  }
+  return out;
+}
+}  // namespace
 
 Tensor amax(const Tensor& t, IntArrayRef dims, bool keepdim) { return extreme(Op::amax, t, dims, keepdim); }
 Tensor amin(const Tensor& t, IntArrayRef dims, bool keepdim) { return extreme(Op::amin, t, dims, keepdim); }
 
+namespace {
+// max/min along a dim: the gradient goes to the element at the index.
+void record_index_grad(const char* name, const Tensor& t, int64_t dim, bool keepdim, const Outputs& o) {
+  if (!any_requires_grad({&t})) return;
+  int64_t d = wrap_dim(dim, t.dim(), name);
+  record(name, {&t}, {}, o.values,
+         [in = DimVector(t.sizes()), d, keepdim, idx = o.second](const variable_list& g) -> variable_list {
+           if (in.empty()) return {g[0].reshape(in)};
+           Tensor gk = keepdim ? g[0] : g[0].unsqueeze(d);
+           Tensor ik = keepdim ? idx : idx.unsqueeze(d);
+           return {scatter(zeros(in, g[0].dtype()), d, ik, gk)};
+         });
+}
+}  // namespace
+
 std::pair<Tensor, Tensor> max(const Tensor& t, int64_t dim, bool keepdim) {
   Outputs o = arg_reduce(Op::argmax, "max", t, dim, keepdim, true);
+  record_index_grad("MaxBackward0", t, dim, keepdim, o);
   return {o.values, o.second};
 }
 std::pair<Tensor, Tensor> min(const Tensor& t, int64_t dim, bool keepdim) {
   Outputs o = arg_reduce(Op::argmin, "min", t, dim, keepdim, true);
+  record_index_grad("MinBackward0", t, dim, keepdim, o);
   return {o.values, o.second};
 }
 
@@ -260,31 +362,59 @@ Tensor argmin(const Tensor& t, std::optional<int64_t> dim, bool keepdim) {
 
 std::pair<Tensor, Tensor> var_mean(const Tensor& t, IntArrayRef dims, double correction, bool keepdim) {
   check_floating(t, "var_mean", "std and var");
+  if (any_requires_grad({&t})) return {var(t, dims, correction, keepdim), mean(t, dims, keepdim)};
   ReduceParams p;
   p.correction = correction;
   Outputs o = run(Op::var, t, dim_mask(t, dims, "var_mean"), keepdim, t.dtype(), p, t.dtype());
   return {o.values, o.second};
 }
 
-Tensor var(const Tensor& t, IntArrayRef dims, double correction, bool keepdim) {
-  check_floating(t, "var", "std and var");
+namespace {
+// var (take_sqrt = false) or std: d var / dx = 2 (x - mean) / (N - correction).
+Tensor var_or_std(const Tensor& t, IntArrayRef dims, double correction, bool keepdim, bool take_sqrt) {
+  const char* name = take_sqrt ? "std" : "var";
+  check_floating(t, name, "std and var");
   ReduceParams p;
   p.correction = correction;
-  return run(Op::var, t, dim_mask(t, dims, "var"), keepdim, t.dtype(), p).values;
+  p.take_sqrt = take_sqrt;
+  DimMask m = dim_mask(t, dims, name);
+  Tensor out = run(Op::var, t, m, keepdim, t.dtype(), p).values;
+  if (any_requires_grad({&t})) {
+    SavedTensor sx = save(t), so = save_output(out);
+    double denom = static_cast<double>(reduced_count(t, m)) - correction;
+    record(take_sqrt ? "StdBackward0" : "VarBackward0", {&t}, {sx, so}, out,
+           [c = reduce_ctx(t, m, keepdim), sx, so, denom, take_sqrt](const variable_list& g) -> variable_list {
+             Tensor x = sx.unpack();
+             Tensor centered = x - mean(x, c.dims, true);
+             Tensor dvar = centered * (2.0 / denom);
+             if (!take_sqrt) return {c.up(g[0]) * dvar};
+             return {c.up(g[0]) * dvar / (c.up(so.unpack()) * 2)};
+           });
+  }
+  return out;
+}
+}  // namespace
+
+Tensor var(const Tensor& t, IntArrayRef dims, double correction, bool keepdim) {
+  return var_or_std(t, dims, correction, keepdim, false);
 }
 
 Tensor std(const Tensor& t, IntArrayRef dims, double correction, bool keepdim) {
-  check_floating(t, "std", "std and var");
-  ReduceParams p;
-  p.correction = correction;
-  p.take_sqrt = true;
-  return run(Op::var, t, dim_mask(t, dims, "std"), keepdim, t.dtype(), p).values;
+  return var_or_std(t, dims, correction, keepdim, true);
 }
 
 Tensor logsumexp(const Tensor& t, IntArrayRef dims, bool keepdim) {
   // Integers are promoted to the default float, as in torch.
   Tensor x = is_floating_point(t.dtype()) ? t : t.to(kDefaultFloat);
-  return run(Op::logsumexp, x, dim_mask(t, dims, "logsumexp"), keepdim, x.dtype()).values;
+  DimMask m = dim_mask(t, dims, "logsumexp");
+  Tensor out = run(Op::logsumexp, x, m, keepdim, x.dtype()).values;
+  if (any_requires_grad({&x})) {
+    SavedTensor sx = save(x), so = save_output(out);
+    record("LogsumexpBackward0", {&x}, {sx, so}, out, [c = reduce_ctx(x, m, keepdim), sx, so](const variable_list& g) -> variable_list {
+      return {c.up(g[0]) * exp(sx.unpack() - c.up(so.unpack()))};
+    });
+  }
+  return out;
 }
 
 Tensor norm(const Tensor& t, double p, IntArrayRef dims, bool keepdim) {
@@ -293,7 +423,22 @@ Tensor norm(const Tensor& t, double p, IntArrayRef dims, bool keepdim) {
               torch_type_name(t.dtype()));
   ReduceParams params;
   params.p = p;
-  return run(Op::norm, t, dim_mask(t, dims, "norm"), keepdim, t.dtype(), params).values;
+  DimMask m = dim_mask(t, dims, "norm");
+  Tensor out = run(Op::norm, t, m, keepdim, t.dtype(), params).values;
+  if (any_requires_grad({&t})) {
+    SavedTensor sx = save(t), so = save_output(out);
+    record("NormBackward1", {&t}, {sx, so}, out, [c = reduce_ctx(t, m, keepdim), sx, so, p](const variable_list& g) -> variable_list {
+      Tensor x = sx.unpack(), n = c.up(so.unpack()), gu = c.up(g[0]);
+      if (p == 0) return {zeros_like(x)};
+      if (p == 1) return {gu * sign(x)};
+      if (std::isinf(p)) return {evenly_distribute(c, g[0], abs(x), so.unpack()) * sign(x)};
+      Tensor zero = zeros({}, x.dtype());
+      // x |x|^(p-2) / n^(p-1), defined as 0 where the norm is 0.
+      Tensor scaled = p == 2 ? x / n : x * pow(abs(x), p - 2) / pow(n, p - 1);
+      return {where(eq(n, 0.0), zero, gu * scaled)};
+    });
+  }
+  return out;
 }
 
 Tensor all(const Tensor& t, IntArrayRef dims, bool keepdim) {
@@ -317,6 +462,13 @@ Tensor cumsum(const Tensor& t, int64_t dim, std::optional<ScalarType> dtype) {
   it.out_dtype = dt;
   for (int64_t i = 0; i < t.dim(); ++i) (i < d ? it.outer : i == d ? it.reduce : it.inner) *= t.size(i);
   get_kernel<ScanKernel>(Op::cumsum, t.device())(it);
+  if (any_requires_grad({&t}))
+    record("CumsumBackward0", {&t}, {}, out, [d, in_dtype = t.dtype()](const variable_list& g) -> variable_list {
+      // Each input feeds every later output: a reversed cumulative sum.
+      if (g[0].dim() == 0) return {g[0]};
+      Tensor r = flip(cumsum(flip(g[0], {d}), d), {d});
+      return {r.dtype() == in_dtype ? r : r.to(in_dtype)};
+    });
   return out;
 }
 
@@ -329,6 +481,8 @@ Tensor softmax_impl(const Tensor& t, int64_t dim, bool log) {
                    "{}: expected a floating-point input, got {}; convert with .to(kFloat32)", name,
                    to_string(t.dtype()));
   const int64_t last = std::max<int64_t>(t.dim() - 1, 0);
+  const bool needs_grad = any_requires_grad({&t});
+  NoGradGuard no_grad;
   Tensor x = (d == last ? t : t.transpose(d, last)).contiguous();
   Tensor out = empty(x.sizes(), TensorOptions(t.dtype()).device(t.device()));
   ReduceIter it;
@@ -340,7 +494,18 @@ Tensor softmax_impl(const Tensor& t, int64_t dim, bool log) {
   it.reduce = t.dim() == 0 ? 1 : x.size(last);
   it.outer = it.reduce == 0 ? 0 : x.numel() / it.reduce;
   get_kernel<SoftmaxKernel>(Op::softmax, t.device())(it, log);
-  return d == last ? out : out.transpose(d, last).contiguous();
+  Tensor result = d == last ? out : out.transpose(d, last).contiguous();
+  if (needs_grad) {
+    EnableGradGuard grad_on;  // undo the NoGradGuard above for the record
+    SavedTensor so = save_output(result);
+    record(log ? "LogSoftmaxBackward0" : "SoftmaxBackward0", {&t}, {so}, result,
+           [so, d, log](const variable_list& g) -> variable_list {
+             Tensor y = so.unpack();
+             if (log) return {g[0] - exp(y) * sum(g[0], {d}, true)};
+             return {y * (g[0] - sum(g[0] * y, {d}, true))};
+           });
+  }
+  return result;
 }
 }  // namespace
 

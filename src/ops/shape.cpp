@@ -2,6 +2,7 @@
 // repeat, flip, one_hot.
 #include <algorithm>
 
+#include "ember/core/grad_graph.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/indexing.h"
@@ -64,11 +65,22 @@ Tensor pad(const Tensor& t, IntArrayRef pad, std::string_view mode, double value
       int64_t d = t.dim() - 1 - i, left = pad[2 * i], right = pad[2 * i + 1];
       int64_t crop_l = std::max<int64_t>(-left, 0), crop_r = std::max<int64_t>(-right, 0);
       int64_t len = t.sizes()[d] - crop_l - crop_r;
-      if (len <= 0) return out;  // everything of the input is cropped away
+      if (len <= 0) return out;  // everything of the input is cropped away (zero gradient)
       src = src.narrow(d, crop_l, len);
       dst = dst.narrow(d, std::max<int64_t>(left, 0), len);
     }
-    copy_(dst, src);
+    {
+      NoGradGuard no_grad;
+      copy_(dst, src);
+    }
+    if (any_requires_grad({&t})) {
+      // The adjoint of constant padding is cropping by the same amounts.
+      std::vector<int64_t> neg;
+      for (int64_t p : pad) neg.push_back(-p);
+      record("ConstantPadNdBackward0", {&t}, {}, out, [neg](const variable_list& g) -> variable_list {
+        return {ember::pad(g[0], neg)};
+      });
+    }
     return out;
   }
 
@@ -138,7 +150,16 @@ Tensor flip(const Tensor& t, IntArrayRef dims) {
   }
   Tensor view(make_intrusive<TensorImpl>(t.storage(), t.dtype(), DimVector(t.sizes()), strides, offset));
   Tensor out = empty(t.sizes(), TensorOptions(t.dtype()).device(t.device()));
-  copy_(out, view);
+  {
+    NoGradGuard no_grad;
+    copy_(out, view);
+  }
+  if (any_requires_grad({&t})) {
+    std::vector<int64_t> flip_dims(dims.begin(), dims.end());
+    record("FlipBackward0", {&t}, {}, out, [flip_dims](const variable_list& g) -> variable_list {
+      return {flip(g[0], flip_dims)};
+    });
+  }
   return out;
 }
 

@@ -1,10 +1,23 @@
 // Ordering ops: sort, argsort, topk.
+#include "ember/core/grad_graph.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/indexing.h"
 #include "ember/ops/view.h"
 #include "kernels/indexing.h"
 
 namespace ember {
+namespace {
+
+// values = t gathered at indices along dim: the gradient scatters back.
+void record_values_grad(const char* name, const Tensor& t, const Tensor& values, const Tensor& indices, int64_t dim) {
+  if (!any_requires_grad({&t})) return;
+  record(name, {&t}, {}, values, [in = DimVector(t.sizes()), indices, dim](const variable_list& g) -> variable_list {
+    if (in.empty()) return {g[0].reshape(in)};
+    return {scatter_add(zeros(in, g[0].dtype()), dim, indices, g[0])};
+  });
+}
+
+}  // namespace
 
 // `stable` is accepted for PyTorch compatibility; the CPU kernel is always
 // stable, which is also a valid result for stable = false.
@@ -15,6 +28,7 @@ std::pair<Tensor, Tensor> sort(const Tensor& t, int64_t dim, bool descending, bo
   Tensor indices = empty(t.sizes(), opts.dtype(kInt64));
   if (t.numel() > 0)
     get_kernel<SortKernel>(Op::sort, t.device())(values, indices, t, dim, descending);
+  record_values_grad("SortBackward0", t, values, indices, dim);
   return {values, indices};
 }
 
@@ -37,6 +51,7 @@ std::pair<Tensor, Tensor> topk(const Tensor& t, int64_t k, int64_t dim, bool lar
   Tensor indices = empty(shape, opts.dtype(kInt64));
   if (values.numel() > 0)
     get_kernel<TopkKernel>(Op::topk, t.device())(values, indices, t, k, dim, largest);
+  record_values_grad("TopkBackward0", t, values, indices, dim);
   return {values, indices};
 }
 

@@ -144,7 +144,7 @@ AutogradMeta* autograd_meta(const Tensor& t);                // null if none
 AutogradMeta& materialize_autograd_meta(const Tensor& t);
 
 // True when grad mode is on and any input requires grad.
-inline bool any_requires_grad(std::initializer_list<const Tensor*> inputs) {
+inline bool any_requires_grad(ArrayRef<const Tensor*> inputs) {
   if (!GradMode::is_enabled()) return false;
   for (const Tensor* t : inputs)
     if (t->defined() && t->impl()->autograd_meta() && t->requires_grad()) return true;
@@ -153,7 +153,7 @@ inline bool any_requires_grad(std::initializer_list<const Tensor*> inputs) {
 
 // The edge a gradient for t flows into: its grad_fn, or its leaf accumulator.
 Edge gradient_edge(const Tensor& t);
-std::vector<Edge> collect_next_edges(std::initializer_list<const Tensor*> inputs);
+std::vector<Edge> collect_next_edges(ArrayRef<const Tensor*> inputs);
 // Makes fn the producer of out (output number output_nr).
 void set_history(const Tensor& out, const std::shared_ptr<Node>& fn, uint32_t output_nr = 0,
                  bool is_view = false);
@@ -161,7 +161,7 @@ void set_history(const Tensor& out, const std::shared_ptr<Node>& fn, uint32_t ou
 // Records a LambdaNode for a single-output op:
 //   if (any_requires_grad({&a, &b})) record("MulBackward0", {&a, &b}, {sa, sb}, out, fn);
 template <typename F>
-std::shared_ptr<Node> record(const char* name, std::initializer_list<const Tensor*> inputs,
+std::shared_ptr<Node> record(const char* name, ArrayRef<const Tensor*> inputs,
                              std::vector<SavedTensor> saved, const Tensor& out, F fn,
                              bool is_view = false) {
   auto node = make_node<LambdaNode<F>>(name, saved, std::move(fn));
