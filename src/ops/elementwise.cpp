@@ -62,7 +62,9 @@ Tensor& binary_inplace(Op op, Tensor& a, const Tensor& b, ScalarType compute) {
   const char* name = op_name(op).data();
   if (any_requires_grad({&a, &b})) {
     std::string label = fmt::format("{}_", name);
-    return inplace_with_grad(a, label.c_str(), [&](const Tensor& old) { return out_of_place(op, old, b); });
+    // An operand aliasing self (x.mul_(x)) must be read before self changes.
+    Tensor b_safe = b.storage().get() == a.storage().get() ? b.clone() : b;
+    return inplace_with_grad(a, label.c_str(), [&](const Tensor& old) { return out_of_place(op, old, b_safe); });
   }
   EMBER_CHECK(can_cast(compute, a.dtype()),
               "{}_: result type {} can't be cast to the desired output type {}", name,

@@ -25,7 +25,10 @@ Tensor grad_for(const Tensor& g, const Tensor& input) {
 
 Tensor& inplace_with_grad(Tensor& self, const char* op, const std::function<Tensor(const Tensor&)>& compute) {
   check_inplace(self, op);
-  EMBER_CHECK(self.storage().use_count() == 1,
+  // A tensor that already requires grad has its views tracked (Note [views
+  // and autograd]); a plain buffer's views are not, so writing a history into
+  // a buffer that shares storage would leave them silently stale.
+  EMBER_CHECK(self.requires_grad() || self.storage().use_count() == 1,
               "{}: an in-place op whose result requires grad on a tensor that shares storage with other "
               "tensors (a view, its base, or a saved output) is not supported; use the out-of-place op",
               op);
