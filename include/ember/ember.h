@@ -20,3 +20,5 @@ namespace ember {
 // Ember's version string ("0.1.0").
 const char* version();
 }  // namespace ember
+#include "ember/nn.h"
+#include "ember/ops/activation.h"

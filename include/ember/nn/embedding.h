@@ -1,0 +1,28 @@
+// Embedding: a lookup table of vectors indexed by integer ids.
+#pragma once
+
+#include <optional>
+
+#include "ember/nn/module.h"
+
+namespace ember::nn {
+
+// weight [num_embeddings, embedding_dim] ~ N(0, 1); the padding_idx row
+// (negative counts from the end) starts at zero and never gets a gradient.
+class Embedding : public Module {
+ public:
+  Embedding(int64_t num_embeddings, int64_t embedding_dim, std::optional<int64_t> padding_idx = std::nullopt,
+            ScalarType dtype = kFloat32);
+  // Wraps an existing [num_embeddings, dim] table; freeze stops its gradient.
+  static std::shared_ptr<Embedding> from_pretrained(const Tensor& embeddings, bool freeze = true,
+                                                    std::optional<int64_t> padding_idx = std::nullopt);
+  Tensor forward(const Tensor& indices) override;
+  std::string extra_repr() const override;
+  void reset_parameters();
+
+  const int64_t num_embeddings, embedding_dim;
+  const std::optional<int64_t> padding_idx;  // wrapped to [0, num_embeddings)
+  Tensor& weight;
+};
+
+}  // namespace ember::nn

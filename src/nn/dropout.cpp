@@ -1,0 +1,24 @@
+// Dropout modules.
+#include "ember/nn/dropout.h"
+
+#include "ember/ops/activation.h"
+
+namespace ember::nn {
+
+namespace {
+void check_p(double p, const char* who) {
+  EMBER_CHECK(p >= 0 && p <= 1, "{}: dropout probability has to be between 0 and 1, but got {}", who, p);
+}
+}  // namespace
+
+Dropout::Dropout(double p_, Generator* gen) : Module("Dropout"), p(p_), generator(gen) { check_p(p, "Dropout"); }
+Tensor Dropout::forward(const Tensor& input) { return dropout(input, p, is_training(), generator); }
+std::string Dropout::extra_repr() const { return fmt::format("p={}, inplace=False", py_float(p)); }
+
+Dropout2d::Dropout2d(double p_, Generator* gen) : Module("Dropout2d"), p(p_), generator(gen) {
+  check_p(p, "Dropout2d");
+}
+Tensor Dropout2d::forward(const Tensor& input) { return dropout2d(input, p, is_training(), generator); }
+std::string Dropout2d::extra_repr() const { return fmt::format("p={}, inplace=False", py_float(p)); }
+
+}  // namespace ember::nn

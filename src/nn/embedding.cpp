@@ -1,0 +1,55 @@
+// Embedding.
+#include "ember/nn/embedding.h"
+
+#include "ember/core/grad_mode.h"
+#include "ember/nn/init.h"
+#include "ember/ops/activation.h"
+#include "ember/ops/factory.h"
+
+namespace ember::nn {
+
+namespace {
+std::optional<int64_t> wrap_padding(std::optional<int64_t> idx, int64_t n) {
+  if (!idx) return idx;
+  EMBER_CHECK(*idx < n && *idx >= -n, "Embedding: padding_idx must be within num_embeddings ({}), got {}", n, *idx);
+  return *idx < 0 ? *idx + n : *idx;
+}
+}  // namespace
+
+Embedding::Embedding(int64_t n, int64_t dim, std::optional<int64_t> pad, ScalarType dtype)
+    : Module("Embedding"),
+      num_embeddings(n),
+      embedding_dim(dim),
+      padding_idx(wrap_padding(pad, n)),
+      weight(register_parameter("weight", empty({n, dim}, dtype))) {
+  reset_parameters();
+}
+
+void Embedding::reset_parameters() {
+  init::normal_(weight);
+  if (padding_idx) {
+    NoGradGuard g;
+    weight.select(0, *padding_idx).zero_();
+  }
+}
+
+std::shared_ptr<Embedding> Embedding::from_pretrained(const Tensor& embeddings, bool freeze,
+                                                      std::optional<int64_t> padding_idx) {
+  EMBER_CHECK(embeddings.dim() == 2, "Embedding.from_pretrained: expected a 2-D table, got shape [{}]",
+              fmt::join(embeddings.sizes().vec(), ", "));
+  auto m = std::make_shared<Embedding>(embeddings.size(0), embeddings.size(1), padding_idx, embeddings.dtype());
+  NoGradGuard g;
+  m->weight.copy_(embeddings);
+  m->weight.requires_grad_(!freeze);
+  return m;
+}
+
+Tensor Embedding::forward(const Tensor& indices) { return embedding(indices, weight, padding_idx); }
+
+std::string Embedding::extra_repr() const {
+  std::string s = fmt::format("{}, {}", num_embeddings, embedding_dim);
+  if (padding_idx) s += fmt::format(", padding_idx={}", *padding_idx);
+  return s;
+}
+
+}  // namespace ember::nn

@@ -1,0 +1,181 @@
+// Composite activations, dropout, embedding and normalisation (see
+// include/ember/ops/activation.h).
+#include "ember/ops/activation.h"
+
+#include "ember/core/grad_mode.h"
+#include "ember/ops/elementwise.h"
+#include "ember/ops/factory.h"
+#include "ember/ops/indexing.h"
+#include "ember/ops/reduction.h"
+#include "ember/ops/view.h"
+
+namespace ember {
+
+namespace {
+void check_float(const Tensor& x, const char* op) {
+  EMBER_CHECK_TYPE(x.is_floating_point(), "{}: expected a floating-point tensor, got {}", op, to_string(x.dtype()));
+}
+std::string shape_str(IntArrayRef s) { return fmt::format("[{}]", fmt::join(s.vec(), ", ")); }
+}  // namespace
+
+Tensor leaky_relu(const Tensor& x, double negative_slope) {
+  check_float(x, "leaky_relu");
+  return where(gt(x, 0), x, x * negative_slope);
+}
+
+Tensor softplus(const Tensor& x, double beta, double threshold) {
+  check_float(x, "softplus");
+  Tensor bx = x * beta;
+  Tensor linear = gt(bx, threshold);
+  // exp sees at most `threshold`, so the unused branch never overflows and
+  // never turns a zero gradient into 0 * inf = nan.
+  Tensor soft = log1p(exp(clamp_max(bx, threshold))) / beta;
+  return where(linear, x, soft);
+}
+
+Tensor elu(const Tensor& x, double alpha) {
+  check_float(x, "elu");
+  // expm1 of min(x, 0) for the same reason as softplus.
+  return where(gt(x, 0), x, expm1(clamp_max(x, 0)) * alpha);
+}
+
+namespace {
+Tensor apply_dropout(const Tensor& x, double p, bool training, Generator* gen, IntArrayRef noise_shape,
+                     const char* op) {
+  EMBER_CHECK(p >= 0 && p <= 1, "{}: dropout probability has to be between 0 and 1, but got {}", op, p);
+  check_float(x, op);
+  if (!training || p == 0) return x;
+  if (p == 1) return x * zeros(noise_shape, x.dtype());
+  Tensor noise = bernoulli(zeros(noise_shape, x.dtype()), 1 - p, gen);
+  noise.div_(1 - p);
+  return x * noise;
+}
+}  // namespace
+
+Tensor dropout(const Tensor& x, double p, bool training, Generator* gen) {
+  return apply_dropout(x, p, training, gen, x.sizes(), "dropout");
+}
+
+Tensor dropout2d(const Tensor& x, double p, bool training, Generator* gen) {
+  EMBER_CHECK(x.dim() >= 2, "dropout2d: expected input (N, C, H, W) or (N, C, L), got shape {}",
+              shape_str(x.sizes()));
+  std::vector<int64_t> noise(static_cast<size_t>(x.dim()), 1);
+  noise[0] = x.size(0);
+  noise[1] = x.size(1);
+  return apply_dropout(x, p, training, gen, noise, "dropout2d");
+}
+
+Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<int64_t> padding_idx) {
+  EMBER_CHECK_TYPE(indices.dtype() == kInt64 || indices.dtype() == kInt32,
+                   "embedding: expected indices of dtype int64 or int32, got {}; convert with .to(kInt64)",
+                   to_string(indices.dtype()));
+  EMBER_CHECK(weight.dim() == 2, "embedding: expected weight [num_embeddings, embedding_dim], got shape {}",
+              shape_str(weight.sizes()));
+  Tensor flat = indices.reshape({-1});
+  if (flat.dtype() != kInt64) flat = flat.to(kInt64);
+  std::vector<int64_t> out_shape = indices.sizes().vec();
+  out_shape.push_back(weight.size(1));
+  Tensor rows = index_select(weight, 0, flat);
+  if (padding_idx && GradMode::is_enabled() && weight.requires_grad()) {
+    // Same values, but padding positions read a detached weight: no gradient.
+    Tensor keep = ne(flat, *padding_idx).unsqueeze(1);
+    rows = where(keep, rows, index_select(weight.detach(), 0, flat));
+  }
+  return rows.view(out_shape);
+}
+
+namespace {
+// [1, C, 1, ...] so per-channel vectors broadcast over (N, C, *).
+std::vector<int64_t> channel_shape(const Tensor& input) {
+  std::vector<int64_t> s(static_cast<size_t>(input.dim()), 1);
+  s[1] = input.size(1);
+  return s;
+}
+}  // namespace
+
+Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
+                  const Tensor& bias, bool training, double momentum, double eps) {
+  check_float(input, "batch_norm");
+  EMBER_CHECK(input.dim() >= 2, "batch_norm: expected input (N, C, *) with at least 2 dims, got shape {}",
+              shape_str(input.sizes()));
+  int64_t c = input.size(1);
+  auto check_vec = [&](const Tensor& t, const char* what) {
+    EMBER_CHECK(!t.defined() || (t.dim() == 1 && t.size(0) == c),
+                "batch_norm: expected {} of shape [{}] (the input's channel dim), got {}", what, c,
+                shape_str(t.sizes()));
+  };
+  check_vec(running_mean, "running_mean");
+  check_vec(running_var, "running_var");
+  check_vec(weight, "weight");
+  check_vec(bias, "bias");
+  std::vector<int64_t> cshape = channel_shape(input);
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < input.dim(); ++d)
+    if (d != 1) dims.push_back(d);
+
+  Tensor mean, var;
+  if (training) {
+    int64_t n = input.numel() / std::max<int64_t>(c, 1);
+    EMBER_CHECK(n > 1, "batch_norm: expected more than 1 value per channel when training, got input size {}",
+                shape_str(input.sizes()));
+    mean = ember::mean(input, dims, true);
+    var = ember::var(input, dims, 0, true);
+    if (running_mean.defined() && running_var.defined()) {
+      NoGradGuard no_grad;
+      Tensor rm = running_mean, rv = running_var;
+      rm.mul_(1 - momentum).add_(mean.detach().view({c}).to(rm.dtype()), momentum);
+      Tensor unbiased = var.detach().view({c}) * (static_cast<double>(n) / static_cast<double>(n - 1));
+      rv.mul_(1 - momentum).add_(unbiased.to(rv.dtype()), momentum);
+    }
+  } else {
+    EMBER_CHECK(running_mean.defined() && running_var.defined(),
+                "batch_norm: running_mean and running_var are required in eval mode (training=false)");
+    mean = running_mean.view(cshape);
+    var = running_var.view(cshape);
+  }
+  Tensor out = (input - mean) * rsqrt(var + eps);
+  if (weight.defined()) out = out * weight.view(cshape);
+  if (bias.defined()) out = out + bias.view(cshape);
+  return out;
+}
+
+Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight, const Tensor& bias,
+                  double eps) {
+  check_float(input, "layer_norm");
+  int64_t k = static_cast<int64_t>(normalized_shape.size());
+  bool ok = k >= 1 && input.dim() >= k;
+  for (int64_t i = 0; ok && i < k; ++i) ok = input.size(input.dim() - k + i) == normalized_shape[i];
+  EMBER_CHECK(ok, "layer_norm: expected input with shape [*, {}], but got input of size {}",
+              fmt::join(normalized_shape.vec(), ", "), shape_str(input.sizes()));
+  for (const Tensor* t : {&weight, &bias})
+    EMBER_CHECK(!t->defined() || t->sizes().vec() == normalized_shape.vec(),
+                "layer_norm: expected weight and bias of shape {}, got {}", shape_str(normalized_shape),
+                shape_str(t->sizes()));
+  std::vector<int64_t> dims;
+  for (int64_t i = 0; i < k; ++i) dims.push_back(input.dim() - k + i);
+  Tensor mean = ember::mean(input, dims, true);
+  Tensor var = ember::var(input, dims, 0, true);
+  Tensor out = (input - mean) * rsqrt(var + eps);
+  if (weight.defined()) out = out * weight;
+  if (bias.defined()) out = out + bias;
+  return out;
+}
+
+Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight, const Tensor& bias, double eps) {
+  check_float(input, "group_norm");
+  EMBER_CHECK(input.dim() >= 2, "group_norm: expected input (N, C, *) with at least 2 dims, got shape {}",
+              shape_str(input.sizes()));
+  int64_t n = input.size(0), c = input.size(1);
+  EMBER_CHECK(num_groups > 0 && c % num_groups == 0,
+              "group_norm: expected the number of channels {} to be divisible by num_groups {}", c, num_groups);
+  Tensor grouped = input.reshape({n, num_groups, -1});
+  Tensor mean = ember::mean(grouped, {2}, true);
+  Tensor var = ember::var(grouped, {2}, 0, true);
+  Tensor out = ((grouped - mean) * rsqrt(var + eps)).view(input.sizes());
+  std::vector<int64_t> cshape = channel_shape(input);
+  if (weight.defined()) out = out * weight.view(cshape);
+  if (bias.defined()) out = out + bias.view(cshape);
+  return out;
+}
+
+}  // namespace ember
