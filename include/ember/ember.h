@@ -20,5 +20,6 @@ namespace ember {
 // Ember's version string ("0.1.0").
 const char* version();
 }  // namespace ember
+#include "ember/optim.h"
 #include "ember/nn.h"
 #include "ember/ops/activation.h"
