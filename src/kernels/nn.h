@@ -1,0 +1,75 @@
+// Kernel signatures of the nn ops (convolution and pooling): contiguous
+// NCHW tensors in and out, geometry in one plain struct per family.
+#pragma once
+
+#include <cstdint>
+
+#include "core/op_registry.h"
+#include "ember/core/scalar_type.h"
+
+namespace ember {
+
+// Note [conv geometry]: a grouped 2-D convolution
+//   out[n, co, oh, ow] = bias[co] + sum_{ci in group(co), kh, kw}
+//       in[n, ci, oh*sh - pt + kh*dh, ow*sw - pl + kw*dw] * w[co, ci % cin_g, kh, kw]
+// with input [n, c_in, ih, iw], weight [c_out, c_in / groups, kh, kw], output
+// [n, c_out, oh, ow]. Padding may differ per side (pt/pb, pl/pr): "same"
+// with an even kernel pads one more at the end, and conv_transpose's
+// output_padding shows up as pb = pt - output_padding. conv1d is the ih = 1,
+// kh = 1 case. The caller fills oh/ow consistently:
+//   oh = (ih + pt + pb - dh * (kh - 1) - 1) / sh + 1.
+struct ConvParams {
+  ScalarType dtype = ScalarType::Float32;
+  int64_t n = 0, c_in = 0, c_out = 0, groups = 1;
+  int64_t ih = 0, iw = 0, oh = 0, ow = 0, kh = 1, kw = 1;
+  int64_t sh = 1, sw = 1, dh = 1, dw = 1;
+  int64_t pt = 0, pb = 0, pl = 0, pr = 0;
+};
+
+// out = conv(in, w) + bias (bias may be null).
+using Conv2dKernel = void(const ConvParams& p, const void* in, const void* w, const void* bias, void* out);
+// grad_in = d(sum(conv(in, w) * grad_out)) / d(in); overwrites grad_in.
+using Conv2dBackwardInputKernel = void(const ConvParams& p, const void* grad_out, const void* w, void* grad_in);
+// grad_w (and grad_bias unless null) from the input and grad_out; overwrites.
+using Conv2dBackwardWeightKernel = void(const ConvParams& p, const void* in, const void* grad_out, void* grad_w,
+                                        void* grad_bias);
+
+// The plain reference loops (float32, float64, and the 16-bit floats): the
+// production path for float64 and the oracle the oneDNN path is tested against.
+void conv2d_ref(const ConvParams& p, const void* in, const void* w, const void* bias, void* out);
+void conv2d_backward_input_ref(const ConvParams& p, const void* grad_out, const void* w, void* grad_in);
+void conv2d_backward_weight_ref(const ConvParams& p, const void* in, const void* grad_out, void* grad_w,
+                                void* grad_bias);
+
+// Note [pool geometry]: windows over input [n, c, ih, iw] (n * c planes):
+// output (oh, ow) reads rows oh*sh - pt + i*dh for i < kh (likewise columns);
+// positions outside [0, ih) x [0, iw) are padding. pb/pr are the end
+// paddings ceil_mode needs so the last window fits; for avg pooling with
+// count_include_pad the divisor counts padding up to pt/pl and the symmetric
+// end padding only (PyTorch's rule), never the extra ceil_mode columns.
+struct PoolParams {
+  ScalarType dtype = ScalarType::Float32;
+  int64_t n = 0, c = 0, ih = 0, iw = 0, oh = 0, ow = 0, kh = 1, kw = 1;
+  int64_t sh = 1, sw = 1, dh = 1, dw = 1;
+  int64_t pt = 0, pl = 0;  // symmetric padding as the user gave it
+  bool count_include_pad = true;
+};
+
+// out = max over each window; indices (int64, may be null) = argmax as a flat
+// index into the window's H*W plane, the first maximum on ties; NaN wins.
+using MaxPool2dKernel = void(const PoolParams& p, const void* in, void* out, int64_t* indices);
+// grad_in (zeroed here) [plane, indices[o]] += grad_out[o].
+using MaxPool2dBackwardKernel = void(const PoolParams& p, const void* grad_out, const int64_t* indices,
+                                     void* grad_in);
+using AvgPool2dKernel = void(const PoolParams& p, const void* in, void* out);
+using AvgPool2dBackwardKernel = void(const PoolParams& p, const void* grad_out, void* grad_in);
+// Adaptive average pooling: window i covers [floor(i*in/out), ceil((i+1)*in/out)).
+// Uses n, c, ih, iw, oh, ow and dtype only.
+using AdaptiveAvgPool2dKernel = void(const PoolParams& p, const void* in, void* out);
+using AdaptiveAvgPool2dBackwardKernel = void(const PoolParams& p, const void* grad_out, void* grad_in);
+
+void max_pool2d_ref(const PoolParams& p, const void* in, void* out, int64_t* indices);
+void avg_pool2d_ref(const PoolParams& p, const void* in, void* out);
+void avg_pool2d_backward_ref(const PoolParams& p, const void* grad_out, void* grad_in);
+
+}  // namespace ember
