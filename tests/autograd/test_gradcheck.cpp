@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "ember/autograd/gradcheck.h"
+#include "ember/ops/nn_functional.h"
 #include "test_util.h"
 
 using namespace ember;
@@ -168,6 +169,24 @@ std::vector<GradCase> cases() {
   unary("triu", [](const Tensor& x) { return triu(x, 1); });
   unary("repeat", [](const Tensor& x) { return x.repeat({2, 1, 2}); });
   unary("flip", [](const Tensor& x) { return flip(x, {0, 1}); });
+  // ---- nn: convolution and pooling ----
+  c.push_back({"conv2d", {{2, 3, 5, 4}, {4, 3, 3, 2}, {4}},
+               [](V x) { return one(conv2d(x[0], x[1], x[2], {2, 1}, {1, 0})); }});
+  c.push_back({"conv2d_groups_dilation", {{1, 4, 6, 6}, {4, 2, 2, 3}, {4}},
+               [](V x) { return one(conv2d(x[0], x[1], x[2], {1}, {1}, {2}, 2)); }});
+  c.push_back({"conv2d_same", {{1, 2, 5, 5}, {2, 2, 2, 3}},
+               [](V x) { return one(conv2d(x[0], x[1], std::nullopt, {1, 1}, "same")); }});
+  c.push_back({"conv1d", {{2, 2, 7}, {3, 2, 3}, {3}}, [](V x) { return one(conv1d(x[0], x[1], x[2], {2}, {1})); }});
+  c.push_back({"conv_transpose2d", {{1, 2, 3, 4}, {2, 3, 3, 2}, {3}},
+               [](V x) { return one(conv_transpose2d(x[0], x[1], x[2], {2}, {1}, {1})); }});
+  c.push_back({"max_pool2d", {{1, 2, 5, 5}}, [](V x) { return one(max_pool2d(x[0], {3}, {2}, {1})); }});
+  c.push_back({"max_pool2d_ceil_dilation", {{1, 2, 6, 7}},
+               [](V x) { return one(max_pool2d(x[0], {2}, {2}, {1}, {2}, true)); }});
+  c.push_back({"max_pool1d", {{2, 3, 7}}, [](V x) { return one(max_pool1d(x[0], {3}, {2})); }});
+  c.push_back({"avg_pool2d", {{1, 2, 5, 5}}, [](V x) { return one(avg_pool2d(x[0], {3}, {2}, {1})); }});
+  c.push_back({"avg_pool2d_ceil_exclude_pad", {{1, 2, 6, 6}},
+               [](V x) { return one(avg_pool2d(x[0], {3}, {2}, {1}, true, false)); }});
+  c.push_back({"adaptive_avg_pool2d", {{1, 2, 5, 7}}, [](V x) { return one(adaptive_avg_pool2d(x[0], {3, 4})); }});
   return c;
 }
 
