@@ -1,0 +1,56 @@
+// Tabular data from a CSV file: numeric feature columns and a label column
+// chosen by name, with standardisation fitted on the training split only.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ember/data/dataset.h"
+
+namespace ember::data {
+
+// Per-feature (x - mean) / std; std of a constant feature counts as 1.
+struct Standardizer {
+  Tensor mean, std;  // float32 [F]
+  // Population mean and std (ddof 0, like sklearn's StandardScaler) of the
+  // rows of x [N, F].
+  static Standardizer fit(const Tensor& x);
+  Tensor apply(const Tensor& x) const;
+};
+
+struct CsvOptions {
+  std::string label_column;  // required: the header name of the label
+  char delimiter = ',';
+  // Labels given as names ("cat") map to indices in sorted order; numeric
+  // labels must be integers in [0, num_classes) when num_classes > 0.
+  int64_t num_classes = -1;
+  // Class names of the training split, so a test file maps names the same way.
+  std::vector<std::string> classes;
+};
+
+// Samples (features float32 [F], label int64 []). Every row must have as
+// many fields as the header and numeric features; errors name file and line.
+class CsvDataset : public Dataset {
+ public:
+  CsvDataset(const std::string& path, CsvOptions options);
+  int64_t size() const override { return features_.size(0); }
+  Sample get(int64_t index) const override;
+
+  const Tensor& features() const { return features_; }  // float32 [N, F]
+  const Tensor& labels() const { return labels_; }      // int64 [N]
+  const std::vector<std::string>& feature_names() const { return feature_names_; }
+  // Names of the classes when labels were names (empty for numeric labels).
+  const std::vector<std::string>& classes() const { return classes_; }
+
+  // Fits on the given rows (the training split; all rows when empty).
+  Standardizer fit_standardizer(const std::vector<int64_t>& rows = {}) const;
+  // Replaces the features by standardized ones (fit on train, apply to all).
+  void standardize(const Standardizer& s);
+
+ private:
+  Tensor features_, labels_;
+  std::vector<std::string> feature_names_, classes_;
+};
+
+}  // namespace ember::data

@@ -1,0 +1,203 @@
+// CsvDataset: a strict CSV reader (header, same field count on every row,
+// numeric features) and train-only standardisation.
+#include "ember/data/datasets/csv.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <set>
+
+#include "ember/ops/factory.h"
+#include "file_reader.h"
+
+namespace ember::data {
+
+namespace {
+
+// Splits one line; fields may be quoted ("a,b" and "" for a quote).
+std::vector<std::string> split_fields(const std::string& line, char delim, bool& ok) {
+  std::vector<std::string> fields;
+  std::string cur;
+  bool quoted = false;
+  ok = true;
+  for (size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        cur += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        cur += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == delim) {
+      fields.push_back(std::move(cur));
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  ok = !quoted;
+  fields.push_back(std::move(cur));
+  return fields;
+}
+
+std::string trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
+  return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+}
+
+bool parse_double(const std::string& s, double& v) {
+  if (s.empty()) return false;
+  errno = 0;
+  char* end = nullptr;
+  v = std::strtod(s.c_str(), &end);
+  return end == s.c_str() + s.size() && errno != ERANGE && std::isfinite(v);
+}
+
+bool parse_int(const std::string& s, int64_t& v) {
+  if (s.empty()) return false;
+  errno = 0;
+  char* end = nullptr;
+  long long x = std::strtoll(s.c_str(), &end, 10);
+  v = x;
+  return end == s.c_str() + s.size() && errno != ERANGE;
+}
+
+bool is_blank(const std::string& line) { return line.find_first_not_of(" \t") == std::string::npos; }
+
+}  // namespace
+
+CsvDataset::CsvDataset(const std::string& path, CsvOptions options) {
+  EMBER_CHECK(!options.label_column.empty(),
+              "CsvDataset: set CsvOptions::label_column to the header name of the label column "
+              "for '{}'", path);
+  std::vector<std::string> lines = detail::read_lines(path);
+  size_t first = 0;
+  while (first < lines.size() && is_blank(lines[first])) ++first;
+  EMBER_CHECK(first < lines.size(), "CsvDataset: '{}' is empty; expected a header line", path);
+  bool ok = true;
+  std::vector<std::string> header = split_fields(lines[first], options.delimiter, ok);
+  for (auto& h : header) h = trim(h);
+  EMBER_CHECK(ok, "CsvDataset: '{}' line {}: unterminated quote in the header", path, first + 1);
+  auto label_it = std::find(header.begin(), header.end(), options.label_column);
+  EMBER_CHECK(label_it != header.end(),
+              "CsvDataset: '{}' has no column '{}' in its header; the columns are [{}]", path,
+              options.label_column, fmt::join(header, ", "));
+  const auto label_col = static_cast<size_t>(label_it - header.begin());
+  for (size_t c = 0; c < header.size(); ++c)
+    if (c != label_col) feature_names_.push_back(header[c]);
+  const size_t nf = feature_names_.size();
+
+  std::vector<float> feats;
+  std::vector<std::string> label_text;
+  std::vector<size_t> label_line;
+  for (size_t li = first + 1; li < lines.size(); ++li) {
+    if (is_blank(lines[li])) continue;
+    const size_t line_no = li + 1;
+    std::vector<std::string> fields = split_fields(lines[li], options.delimiter, ok);
+    EMBER_CHECK(ok, "CsvDataset: '{}' line {}: unterminated quote", path, line_no);
+    EMBER_CHECK(fields.size() == header.size(),
+                "CsvDataset: '{}' line {}: expected {} fields (as in the header), got {}; check "
+                "for a missing value or a stray '{}'",
+                path, line_no, header.size(), fields.size(), options.delimiter);
+    for (size_t c = 0; c < fields.size(); ++c) {
+      std::string v = trim(fields[c]);
+      if (c == label_col) {
+        EMBER_CHECK(!v.empty(), "CsvDataset: '{}' line {}: the label ('{}') is empty", path,
+                    line_no, options.label_column);
+        label_text.push_back(std::move(v));
+        label_line.push_back(line_no);
+        continue;
+      }
+      double d = 0;
+      EMBER_CHECK(parse_double(v, d),
+                  "CsvDataset: '{}' line {}: column '{}' has non-numeric value '{}'; features must "
+                  "be finite numbers (encode categories or drop the column first)",
+                  path, line_no, header[c], v);
+      feats.push_back(static_cast<float>(d));
+    }
+  }
+  const size_t n = label_text.size();
+
+  // Labels: names (classes given, or any non-integer label) or integers.
+  std::vector<int64_t> labels(n);
+  bool numeric = options.classes.empty();
+  for (size_t i = 0; numeric && i < n; ++i) numeric = parse_int(label_text[i], labels[i]);
+  if (numeric) {
+    for (size_t i = 0; i < n; ++i)
+      EMBER_CHECK(labels[i] >= 0 && (options.num_classes <= 0 || labels[i] < options.num_classes),
+                  "CsvDataset: '{}' line {}: label {} is out of range [0, {}) ", path,
+                  label_line[i], labels[i],
+                  options.num_classes > 0 ? fmt::format("{}", options.num_classes) : "inf");
+  } else {
+    classes_ = options.classes;
+    if (classes_.empty()) {
+      std::set<std::string> names(label_text.begin(), label_text.end());
+      classes_.assign(names.begin(), names.end());
+    }
+    for (size_t i = 0; i < n; ++i) {
+      auto it = std::find(classes_.begin(), classes_.end(), label_text[i]);
+      EMBER_CHECK(it != classes_.end(),
+                  "CsvDataset: '{}' line {}: label '{}' is not one of the {} training classes "
+                  "[{}]", path, label_line[i], label_text[i], classes_.size(),
+                  fmt::join(classes_, ", "));
+      labels[i] = it - classes_.begin();
+    }
+    EMBER_CHECK(options.num_classes <= 0 ||
+                    static_cast<int64_t>(classes_.size()) <= options.num_classes,
+                "CsvDataset: '{}' has {} classes, more than num_classes = {}", path,
+                classes_.size(), options.num_classes);
+  }
+  features_ = tensor<float>(feats, {static_cast<int64_t>(n), static_cast<int64_t>(nf)});
+  labels_ = tensor<int64_t>(labels, {static_cast<int64_t>(n)});
+}
+
+Sample CsvDataset::get(int64_t index) const {
+  EMBER_CHECK_INDEX(index >= 0 && index < size(),
+                    "CsvDataset: index {} is out of range for a dataset of size {}", index, size());
+  return Sample(features_.select(0, index), labels_.select(0, index));
+}
+
+Standardizer Standardizer::fit(const Tensor& x_in) {
+  EMBER_CHECK(x_in.dim() == 2 && x_in.size(0) > 0,
+              "Standardizer::fit: expected features [N, F] with N > 0, got Tensor[{}]",
+              fmt::join(x_in.sizes(), ", "));
+  Tensor x = x_in.to(kFloat64).contiguous();
+  const int64_t n = x.size(0), f = x.size(1);
+  const double* p = x.data_ptr<double>();
+  std::vector<float> mean(static_cast<size_t>(f)), sd(static_cast<size_t>(f));
+  for (int64_t j = 0; j < f; ++j) {
+    double m = 0, ss = 0;
+    for (int64_t i = 0; i < n; ++i) m += p[i * f + j];
+    m /= static_cast<double>(n);
+    for (int64_t i = 0; i < n; ++i) ss += (p[i * f + j] - m) * (p[i * f + j] - m);
+    double s = std::sqrt(ss / static_cast<double>(n));
+    mean[static_cast<size_t>(j)] = static_cast<float>(m);
+    sd[static_cast<size_t>(j)] = s > 0 ? static_cast<float>(s) : 1.0f;  // constant column
+  }
+  return {tensor<float>(mean), tensor<float>(sd)};
+}
+
+Tensor Standardizer::apply(const Tensor& x) const {
+  EMBER_CHECK(mean.defined() && x.dim() == 2 && x.size(1) == mean.size(0),
+              "Standardizer::apply: expected features [N, {}], got Tensor[{}]",
+              mean.defined() ? mean.size(0) : 0, fmt::join(x.sizes(), ", "));
+  return ((x.to(kFloat32) - mean) / std).contiguous();
+}
+
+Standardizer CsvDataset::fit_standardizer(const std::vector<int64_t>& rows) const {
+  if (rows.empty()) return Standardizer::fit(features_);
+  for (int64_t r : rows)
+    EMBER_CHECK_INDEX(r >= 0 && r < size(), "CsvDataset::fit_standardizer: row {} is out of range "
+                      "for {} rows", r, size());
+  return Standardizer::fit(features_.index_select(0, tensor<int64_t>(rows)));
+}
+
+void CsvDataset::standardize(const Standardizer& s) { features_ = s.apply(features_); }
+
+}  // namespace ember::data

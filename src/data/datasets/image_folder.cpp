@@ -1,0 +1,115 @@
+// ImageFolder: scans root/<class>/ once, decodes with stb_image on get.
+#include "ember/data/datasets/image_folder.h"
+
+#include <stb/stb_image.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+
+#include "ember/ops/factory.h"
+
+namespace ember::data {
+
+namespace fs = std::filesystem;
+
+Tensor read_image(const std::string& path, int channels) {
+  EMBER_CHECK(channels >= 0 && channels <= 4,
+              "read_image: channels must be 0 (as stored), 1, 2, 3 or 4, got {}", channels);
+  std::error_code ec;
+  EMBER_CHECK(fs::is_regular_file(path, ec), "read_image: cannot open '{}': no such file", path);
+  int w = 0, h = 0, c = 0;
+  std::unique_ptr<stbi_uc, void (*)(void*)> pixels(
+      stbi_load(path.c_str(), &w, &h, &c, channels), stbi_image_free);
+  EMBER_CHECK(pixels, "read_image: cannot decode '{}': {} (is it a PNG/JPEG/BMP/GIF/TGA image?)",
+              path, stbi_failure_reason() ? stbi_failure_reason() : "unknown error");
+  const int out_c = channels == 0 ? c : channels;
+  Tensor out = empty({h, w, out_c}, kUInt8);
+  std::memcpy(out.data_ptr(), pixels.get(), static_cast<size_t>(h) * w * out_c);
+  return out;
+}
+
+Tensor resize_image(const Tensor& image_in, int64_t height, int64_t width) {
+  EMBER_CHECK(image_in.dim() == 3 && image_in.dtype() == kUInt8 && height > 0 && width > 0,
+              "resize_image: expected a uint8 image [H, W, C] and a positive size, got "
+              "Tensor[{}] {} and ({}, {})", fmt::join(image_in.sizes(), ", "),
+              to_string(image_in.dtype()), height, width);
+  Tensor image = image_in.contiguous();
+  const int64_t h = image.size(0), w = image.size(1), c = image.size(2);
+  if (h == height && w == width) return image;
+  Tensor out = empty({height, width, c}, kUInt8);
+  const uint8_t* src = image.data_ptr<uint8_t>();
+  uint8_t* dst = out.data_ptr<uint8_t>();
+  // Source index (d + 0.5) * in / out - 0.5 clamped at 0 (align_corners = false).
+  auto source = [](int64_t d, int64_t in, int64_t outn, int64_t& i0, int64_t& i1, double& l) {
+    double s = std::max((static_cast<double>(d) + 0.5) * static_cast<double>(in) /
+                            static_cast<double>(outn) - 0.5, 0.0);
+    i0 = std::min(static_cast<int64_t>(s), in - 1);
+    i1 = std::min(i0 + 1, in - 1);
+    l = s - static_cast<double>(i0);
+  };
+  for (int64_t r = 0; r < height; ++r) {
+    int64_t y0, y1;
+    double ly;
+    source(r, h, height, y0, y1, ly);
+    for (int64_t col = 0; col < width; ++col) {
+      int64_t x0, x1;
+      double lx;
+      source(col, w, width, x0, x1, lx);
+      for (int64_t ch = 0; ch < c; ++ch) {
+        auto px = [&](int64_t y, int64_t x) { return static_cast<double>(src[(y * w + x) * c + ch]); };
+        double v = (1 - ly) * ((1 - lx) * px(y0, x0) + lx * px(y0, x1)) +
+                   ly * ((1 - lx) * px(y1, x0) + lx * px(y1, x1));
+        dst[(r * width + col) * c + ch] = static_cast<uint8_t>(std::clamp(std::nearbyint(v), 0.0, 255.0));
+      }
+    }
+  }
+  return out;
+}
+
+ImageFolder::ImageFolder(const std::string& root, ImageFolderOptions options)
+    : options_(std::move(options)) {
+  std::error_code ec;
+  EMBER_CHECK(fs::is_directory(root, ec),
+              "ImageFolder: '{}' is not a directory; expected root/<class>/<image> folders", root);
+  EMBER_CHECK(options_.channels >= 1 && options_.channels <= 4,
+              "ImageFolder: channels must be 1, 2, 3 or 4, got {}", options_.channels);
+  for (const auto& entry : fs::directory_iterator(root))
+    if (entry.is_directory()) classes_.push_back(entry.path().filename().string());
+  std::sort(classes_.begin(), classes_.end());
+  EMBER_CHECK(!classes_.empty(), "ImageFolder: couldn't find any class folder in '{}'", root);
+  for (size_t k = 0; k < classes_.size(); ++k) {
+    std::vector<std::string> files;
+    for (const auto& entry : fs::recursive_directory_iterator(fs::path(root) / classes_[k])) {
+      if (!entry.is_regular_file()) continue;
+      std::string ext = entry.path().extension().string();
+      std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char ch) { return std::tolower(ch); });
+      if (std::find(options_.extensions.begin(), options_.extensions.end(), ext) !=
+          options_.extensions.end())
+        files.push_back(entry.path().string());
+    }
+    std::sort(files.begin(), files.end());
+    for (auto& f : files) samples_.emplace_back(std::move(f), static_cast<int64_t>(k));
+  }
+  EMBER_CHECK(!samples_.empty(), "ImageFolder: found no valid image file in the class folders of "
+              "'{}'; supported extensions are [{}]", root, fmt::join(options_.extensions, ", "));
+}
+
+Sample ImageFolder::get(int64_t index) const {
+  EMBER_CHECK_INDEX(index >= 0 && index < size(),
+                    "ImageFolder: index {} is out of range for a dataset of size {}", index, size());
+  const auto& [path, label] = samples_[static_cast<size_t>(index)];
+  Tensor image;
+  try {
+    image = read_image(path, options_.channels);
+  } catch (const Error& e) {
+    EMBER_ERROR("ImageFolder: sample index {}: {}", index, e.what());
+  }
+  if (options_.resize.first > 0 && options_.resize.second > 0)
+    image = resize_image(image, options_.resize.first, options_.resize.second);
+  return Sample(image, scalar_tensor(label, kInt64));
+}
+
+}  // namespace ember::data
