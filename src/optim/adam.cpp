@@ -94,6 +94,32 @@ void adam_update_reference(const Tensor& param_in, const Tensor& grad_in, AdamSt
   param.addcdiv_(s.exp_avg, denom, -step_size);
 }
 
+// The per-element constants of one Adam step.
+template <typename T>
+struct AdamConstants {
+  T sign, beta1, one_minus_beta1, beta2, one_minus_beta2, weight_decay, decay, step_size, bias_correction2_sqrt, eps;
+};
+
+// Constants arrive by value and flags as template parameters, so the loop
+// keeps them in registers and has no branches but the amsgrad max.
+template <typename T, bool Decoupled, bool WeightDecay, bool Amsgrad>
+void adam_loop(T* __restrict p, const T* __restrict g, T* __restrict m, T* __restrict v, T* __restrict vmax,
+               const AdamConstants<T> k, int64_t begin, int64_t end) {
+  for (int64_t i = begin; i < end; ++i) {
+    T d = k.sign * g[i];
+    if constexpr (Decoupled) p[i] *= k.decay;
+    if constexpr (WeightDecay) d += k.weight_decay * p[i];
+    const T mi = m[i] * k.beta1 + k.one_minus_beta1 * d;
+    const T vi = v[i] * k.beta2 + k.one_minus_beta2 * (d * d);
+    m[i] = mi;
+    v[i] = vi;
+    T second = vi;
+    if constexpr (Amsgrad) second = vmax[i] = std::max(vmax[i], vi);
+    const T denom = std::sqrt(second) / k.bias_correction2_sqrt + k.eps;
+    p[i] -= k.step_size * (mi / denom);
+  }
+}
+
 template <typename T>
 void adam_update_fused(const Tensor& param, const Tensor& grad, AdamState& s, const AdamOptions& o,
                        bool decoupled) {
@@ -103,27 +129,24 @@ void adam_update_fused(const Tensor& param, const Tensor& grad, AdamState& s, co
   T* m = s.exp_avg.data_ptr<T>();
   T* v = s.exp_avg_sq.data_ptr<T>();
   T* vmax = o.amsgrad ? s.max_exp_avg_sq.data_ptr<T>() : nullptr;
-  const T beta1 = static_cast<T>(o.beta1), beta2 = static_cast<T>(o.beta2);
-  const T one_minus_beta1 = static_cast<T>(1 - o.beta1), one_minus_beta2 = static_cast<T>(1 - o.beta2);
-  const T wd = static_cast<T>(decoupled ? 0 : o.weight_decay);
-  const T decay = static_cast<T>(1 - o.lr * o.weight_decay);
-  const T step_size = static_cast<T>(o.lr / (1 - std::pow(o.beta1, step)));
-  const T bias_correction2_sqrt = static_cast<T>(std::sqrt(1 - std::pow(o.beta2, step)));
-  const T eps = static_cast<T>(o.eps);
-  const bool maximize = o.maximize, amsgrad = o.amsgrad;
-  for_each_chunk(param.numel(), [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) {
-      T d = maximize ? -g[i] : g[i];
-      if (decoupled) p[i] *= decay;
-      else if (wd != 0) d += wd * p[i];
-      m[i] = m[i] * beta1 + one_minus_beta1 * d;
-      v[i] = v[i] * beta2 + one_minus_beta2 * (d * d);
-      T second = v[i];
-      if (amsgrad) second = vmax[i] = std::max(vmax[i], v[i]);
-      const T denom = std::sqrt(second) / bias_correction2_sqrt + eps;
-      p[i] -= step_size * (m[i] / denom);
-    }
-  });
+  const AdamConstants<T> k{static_cast<T>(o.maximize ? -1 : 1),
+                           static_cast<T>(o.beta1),
+                           static_cast<T>(1 - o.beta1),
+                           static_cast<T>(o.beta2),
+                           static_cast<T>(1 - o.beta2),
+                           static_cast<T>(o.weight_decay),
+                           static_cast<T>(1 - o.lr * o.weight_decay),
+                           static_cast<T>(o.lr / (1 - std::pow(o.beta1, step))),
+                           static_cast<T>(std::sqrt(1 - std::pow(o.beta2, step))),
+                           static_cast<T>(o.eps)};
+  bool_dispatch(
+      [&](auto dec, auto wd, auto ams) {
+        for_each_chunk(param.numel(), [&](int64_t begin, int64_t end) {
+          adam_loop<T, decltype(dec)::value, decltype(wd)::value, decltype(ams)::value>(p, g, m, v, vmax, k, begin,
+                                                                                      end);
+        });
+      },
+      decoupled, !decoupled && o.weight_decay != 0, o.amsgrad);
   param.bump_version();
 }
 

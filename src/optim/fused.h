@@ -5,6 +5,7 @@
 #pragma once
 
 #include <initializer_list>
+#include <type_traits>
 
 #include "ember/core/parallel.h"
 #include "ember/core/tensor.h"
@@ -32,6 +33,18 @@ template <typename F>
 void dispatch_float(ScalarType dtype, F&& f) {
   if (dtype == kFloat32) f(float{});
   else f(double{});
+}
+
+// Calls f(std::bool_constant<b>...) so option flags become template
+// parameters: the loops then carry no per-element branches on options.
+template <typename F>
+void bool_dispatch(F&& f) {
+  f();
+}
+template <typename F, typename... Bs>
+void bool_dispatch(F&& f, bool b, Bs... rest) {
+  if (b) bool_dispatch([&](auto... c) { f(std::true_type{}, c...); }, rest...);
+  else bool_dispatch([&](auto... c) { f(std::false_type{}, c...); }, rest...);
 }
 
 // Runs body(begin, end) over the parameter's elements.

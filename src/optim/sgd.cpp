@@ -50,6 +50,23 @@ void sgd_update_reference(const Tensor& param, const Tensor& grad, Tensor& buf, 
   p.add_(d_p, -o.lr);
 }
 
+// Constants by value and flags as template parameters: a branch-free loop
+// the compiler vectorizes.
+template <typename T, bool WeightDecay, bool Momentum, bool First, bool Nesterov>
+void sgd_loop(T* __restrict p, const T* __restrict g, T* __restrict b, const T sign, const T lr, const T wd,
+              const T mom, const T damp, int64_t begin, int64_t end) {
+  for (int64_t i = begin; i < end; ++i) {
+    T d = sign * g[i];
+    if constexpr (WeightDecay) d += wd * p[i];
+    if constexpr (Momentum) {
+      const T bi = First ? d : b[i] * mom + damp * d;
+      b[i] = bi;
+      d = Nesterov ? d + mom * bi : bi;
+    }
+    p[i] -= lr * d;
+  }
+}
+
 template <typename T>
 void sgd_update_fused(const Tensor& param, const Tensor& grad, Tensor& buf, const SGDOptions& o) {
   const bool use_momentum = o.momentum != 0;
@@ -58,20 +75,17 @@ void sgd_update_fused(const Tensor& param, const Tensor& grad, Tensor& buf, cons
   T* p = param.data_ptr<T>();
   const T* g = grad.data_ptr<T>();
   T* b = use_momentum ? buf.data_ptr<T>() : nullptr;
-  const T lr = static_cast<T>(o.lr), wd = static_cast<T>(o.weight_decay), mom = static_cast<T>(o.momentum);
+  const T sign = static_cast<T>(o.maximize ? -1 : 1), lr = static_cast<T>(o.lr);
+  const T wd = static_cast<T>(o.weight_decay), mom = static_cast<T>(o.momentum);
   const T damp = static_cast<T>(1 - o.dampening);
-  const bool maximize = o.maximize, nesterov = o.nesterov;
-  for_each_chunk(param.numel(), [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) {
-      T d = maximize ? -g[i] : g[i];
-      if (wd != 0) d += wd * p[i];
-      if (use_momentum) {
-        b[i] = first ? d : b[i] * mom + damp * d;
-        d = nesterov ? d + mom * b[i] : b[i];
-      }
-      p[i] -= lr * d;
-    }
-  });
+  bool_dispatch(
+      [&](auto has_wd, auto has_mom, auto is_first, auto nesterov) {
+        for_each_chunk(param.numel(), [&](int64_t begin, int64_t end) {
+          sgd_loop<T, decltype(has_wd)::value, decltype(has_mom)::value, decltype(is_first)::value,
+                   decltype(nesterov)::value>(p, g, b, sign, lr, wd, mom, damp, begin, end);
+        });
+      },
+      o.weight_decay != 0, use_momentum, first, o.nesterov);
   if (use_momentum) buf.bump_version();
   param.bump_version();
 }

@@ -112,7 +112,7 @@ TEST(OptimTrajectory, FusedFloat32MatchesPyTorch) { check_trajectories(kFloat32,
 TEST(OptimFused, Float32LoopsMatchTensorOpReference) {
   // Same float32 inputs through the fused loop and the reference, many elements
   // (several threads' chunks), a few steps with changing gradients.
-  const int64_t n = 100003;
+  const int64_t n = 40003;  // above the grain: several chunks
   Tensor p0 = sin(arange(n).to(kFloat32) * 0.01f);
   auto grad_at = [&](int k) { return cos(arange(n).to(kFloat32) * (0.02f + 0.01f * k)); };
   auto run = [&](auto&& update) {
