@@ -8,5 +8,7 @@
 #include "ember/nn/flatten.h"
 #include "ember/nn/init.h"
 #include "ember/nn/linear.h"
+#include "ember/nn/loss.h"
 #include "ember/nn/module.h"
 #include "ember/nn/normalization.h"
+#include "ember/nn/serialize.h"
