@@ -67,16 +67,16 @@ Tensor nll_nd(const Tensor& logp, const Tensor& target, const Tensor& weight, in
 }
 
 // 1-D input (C) is a batch of one.
-std::pair<Tensor, Tensor> batchify(const Tensor& input, const Tensor& target, bool index_target) {
+std::pair<Tensor, Tensor> batchify(const Tensor& input, const Tensor& target) {
   if (input.dim() != 1) return {input, target};
-  return {input.unsqueeze(0), index_target ? target.unsqueeze(0) : target.unsqueeze(0)};
+  return {input.unsqueeze(0), target.unsqueeze(0)};
 }
 }  // namespace
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const NLLOptions& o) {
   check_reduction(o.reduction, "nll_loss");
   EMBER_CHECK(input.dim() >= 1, "nll_loss: expected input (N, C, *) or (C), got shape {}", shape_str(input.sizes()));
-  auto [x, t] = batchify(input, target, true);
+  auto [x, t] = batchify(input, target);
   Tensor out = nll_nd(x, t, o.weight, o.ignore_index, o.reduction, "nll_loss");
   return input.dim() == 1 && o.reduction == "none" ? out.squeeze(0) : out;
 }
@@ -88,7 +88,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntro
   EMBER_CHECK(input.dim() >= 1, "cross_entropy: expected input (N, C, *) or (C), got shape {}",
               shape_str(input.sizes()));
   bool prob_target = target.is_floating_point();
-  auto [x, t] = batchify(input, target, !prob_target);
+  auto [x, t] = batchify(input, target);
   int64_t c = x.size(1);
   double eps = o.label_smoothing;
   Tensor logp = log_softmax(x, 1);
