@@ -1,0 +1,114 @@
+// Conv1d, Conv2d and ConvTranspose2d over the functional convolutions.
+#include "ember/nn/conv.h"
+
+#include <cmath>
+
+#include "ember/nn/init.h"
+#include "ember/ops/factory.h"
+#include "ember/ops/nn_functional.h"
+
+namespace ember::nn {
+namespace {
+
+template <size_t N>
+std::vector<int64_t> vec(const ExpandingArray<N>& a) {
+  return {a.values.begin(), a.values.end()};
+}
+
+bool all_equal(const std::vector<int64_t>& v, int64_t x) {
+  return std::all_of(v.begin(), v.end(), [x](int64_t e) { return e == x; });
+}
+
+}  // namespace
+
+ConvNd::ConvNd(std::string type_name, int64_t in, int64_t out, std::vector<int64_t> kernel,
+               std::vector<int64_t> stride_, std::vector<int64_t> padding_, std::string padding_mode_,
+               std::vector<int64_t> dilation_, std::vector<int64_t> output_padding_, int64_t groups_,
+               bool transposed_, bool has_bias, ScalarType dtype)
+    : Module(type_name),
+      in_channels(in),
+      out_channels(out),
+      kernel_size(std::move(kernel)),
+      stride(std::move(stride_)),
+      padding(std::move(padding_)),
+      dilation(std::move(dilation_)),
+      output_padding(std::move(output_padding_)),
+      padding_mode(std::move(padding_mode_)),
+      groups(groups_),
+      transposed(transposed_),
+      weight([&]() -> Tensor& {
+        EMBER_CHECK(groups_ > 0, "{}: groups must be a positive integer, got {}", type_name, groups_);
+        EMBER_CHECK(in % groups_ == 0, "{}: in_channels must be divisible by groups, got in_channels={} and groups={}",
+                    type_name, in, groups_);
+        EMBER_CHECK(out % groups_ == 0,
+                    "{}: out_channels must be divisible by groups, got out_channels={} and groups={}", type_name, out,
+                    groups_);
+        DimVector shape{transposed_ ? in : out, (transposed_ ? out : in) / groups_};
+        for (int64_t k : kernel_size) shape.push_back(k);
+        return register_parameter("weight", empty(shape, dtype));
+      }()),
+      bias(register_parameter("bias", has_bias ? empty({out}, dtype) : Tensor())) {
+  EMBER_CHECK(padding_mode != "same" || all_equal(stride, 1),
+              "{}: padding='same' is not supported for strided convolutions", type_name);
+  reset_parameters();
+}
+
+void ConvNd::reset_parameters() {
+  // PyTorch's _ConvNd.reset_parameters: fan_in from the weight as stored
+  // (for transposed layers that is out_channels / groups * kernel area).
+  init::kaiming_uniform_(weight, std::sqrt(5.0));
+  if (bias.defined()) {
+    auto [fan_in, fan_out] = init::calculate_fan_in_and_fan_out(weight);
+    double bound = fan_in > 0 ? 1.0 / std::sqrt(static_cast<double>(fan_in)) : 0.0;
+    init::uniform_(bias, -bound, bound);
+  }
+}
+
+std::string ConvNd::extra_repr() const {
+  std::string s = fmt::format("{}, {}, kernel_size={}, stride={}", in_channels, out_channels, py_tuple(kernel_size),
+                              py_tuple(stride));
+  if (!padding_mode.empty()) s += ", padding=" + padding_mode;
+  else if (!all_equal(padding, 0)) s += ", padding=" + py_tuple(padding);
+  if (!all_equal(dilation, 1)) s += ", dilation=" + py_tuple(dilation);
+  if (!all_equal(output_padding, 0)) s += ", output_padding=" + py_tuple(output_padding);
+  if (groups != 1) s += fmt::format(", groups={}", groups);
+  if (!bias.defined()) s += ", bias=False";
+  return s;
+}
+
+Conv1d::Conv1d(int64_t in, int64_t out, ExpandingArray<1> kernel_size, ExpandingArray<1> stride,
+               ConvPadding<1> padding, ExpandingArray<1> dilation, int64_t groups, bool bias, ScalarType dtype)
+    : ConvNd("Conv1d", in, out, vec(kernel_size), vec(stride), vec(padding.sizes), padding.mode, vec(dilation), {0},
+             groups, false, bias, dtype) {}
+
+Tensor Conv1d::forward(const Tensor& input) {
+  if (padding_mode.empty())
+    return conv1d(input, weight, bias_or_none(), stride, padding, dilation, groups);
+  EMBER_CHECK(input.dim() == 3, "Conv1d: expected 3-D input (N, C, L), got [{}]", fmt::join(input.sizes().vec(), ", "));
+  // String padding: a length-L signal is a 1 x L image.
+  return conv2d(input.unsqueeze(2), weight.unsqueeze(2), bias_or_none(), {1, stride[0]}, padding_mode,
+                {1, dilation[0]}, groups)
+      .squeeze(2);
+}
+
+Conv2d::Conv2d(int64_t in, int64_t out, ExpandingArray<2> kernel_size, ExpandingArray<2> stride,
+               ConvPadding<2> padding, ExpandingArray<2> dilation, int64_t groups, bool bias, ScalarType dtype)
+    : ConvNd("Conv2d", in, out, vec(kernel_size), vec(stride), vec(padding.sizes), padding.mode, vec(dilation), {0, 0},
+             groups, false, bias, dtype) {}
+
+Tensor Conv2d::forward(const Tensor& input) {
+  if (padding_mode.empty()) return conv2d(input, weight, bias_or_none(), stride, padding, dilation, groups);
+  return conv2d(input, weight, bias_or_none(), stride, padding_mode, dilation, groups);
+}
+
+ConvTranspose2d::ConvTranspose2d(int64_t in, int64_t out, ExpandingArray<2> kernel_size, ExpandingArray<2> stride,
+                                 ExpandingArray<2> padding, ExpandingArray<2> output_padding, int64_t groups,
+                                 bool bias, ExpandingArray<2> dilation, ScalarType dtype)
+    : ConvNd("ConvTranspose2d", in, out, vec(kernel_size), vec(stride), vec(padding), "", vec(dilation),
+             vec(output_padding), groups, true, bias, dtype) {}
+
+Tensor ConvTranspose2d::forward(const Tensor& input) {
+  return conv_transpose2d(input, weight, bias_or_none(), stride, padding, output_padding, groups, dilation);
+}
+
+}  // namespace ember::nn

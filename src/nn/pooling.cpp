@@ -1,0 +1,72 @@
+// MaxPool1d, MaxPool2d, AvgPool2d and AdaptiveAvgPool2d over the functional pools.
+#include "ember/nn/pooling.h"
+
+#include "ember/ops/nn_functional.h"
+
+namespace ember::nn {
+
+MaxPool1d::MaxPool1d(ExpandingArray<1> kernel_size_, std::optional<ExpandingArray<1>> stride_,
+                     ExpandingArray<1> padding_, ExpandingArray<1> dilation_, bool ceil_mode_)
+    : Module("MaxPool1d"),
+      kernel_size(kernel_size_),
+      stride(stride_.value_or(kernel_size_)),
+      padding(padding_),
+      dilation(dilation_),
+      ceil_mode(ceil_mode_) {}
+
+Tensor MaxPool1d::forward(const Tensor& input) {
+  return max_pool1d(input, kernel_size.ref(), stride.ref(), padding.ref(), dilation.ref(), ceil_mode);
+}
+
+std::string MaxPool1d::extra_repr() const {
+  return fmt::format("kernel_size={}, stride={}, padding={}, dilation={}, ceil_mode={}", kernel_size.py(),
+                     stride.py(), padding.py(), dilation.py(), py_bool(ceil_mode));
+}
+
+MaxPool2d::MaxPool2d(ExpandingArray<2> kernel_size_, std::optional<ExpandingArray<2>> stride_,
+                     ExpandingArray<2> padding_, ExpandingArray<2> dilation_, bool ceil_mode_)
+    : Module("MaxPool2d"),
+      kernel_size(kernel_size_),
+      stride(stride_.value_or(kernel_size_)),
+      padding(padding_),
+      dilation(dilation_),
+      ceil_mode(ceil_mode_) {}
+
+Tensor MaxPool2d::forward(const Tensor& input) {
+  return max_pool2d(input, kernel_size.ref(), stride.ref(), padding.ref(), dilation.ref(), ceil_mode);
+}
+
+std::pair<Tensor, Tensor> MaxPool2d::forward_with_indices(const Tensor& input) {
+  return max_pool2d_with_indices(input, kernel_size.ref(), stride.ref(), padding.ref(), dilation.ref(), ceil_mode);
+}
+
+std::string MaxPool2d::extra_repr() const {
+  return fmt::format("kernel_size={}, stride={}, padding={}, dilation={}, ceil_mode={}", kernel_size.py(),
+                     stride.py(), padding.py(), dilation.py(), py_bool(ceil_mode));
+}
+
+AvgPool2d::AvgPool2d(ExpandingArray<2> kernel_size_, std::optional<ExpandingArray<2>> stride_,
+                     ExpandingArray<2> padding_, bool ceil_mode_, bool count_include_pad_)
+    : Module("AvgPool2d"),
+      kernel_size(kernel_size_),
+      stride(stride_.value_or(kernel_size_)),
+      padding(padding_),
+      ceil_mode(ceil_mode_),
+      count_include_pad(count_include_pad_) {}
+
+Tensor AvgPool2d::forward(const Tensor& input) {
+  return avg_pool2d(input, kernel_size.ref(), stride.ref(), padding.ref(), ceil_mode, count_include_pad);
+}
+
+std::string AvgPool2d::extra_repr() const {
+  return fmt::format("kernel_size={}, stride={}, padding={}", kernel_size.py(), stride.py(), padding.py());
+}
+
+AdaptiveAvgPool2d::AdaptiveAvgPool2d(ExpandingArray<2> output_size_)
+    : Module("AdaptiveAvgPool2d"), output_size(output_size_) {}
+
+Tensor AdaptiveAvgPool2d::forward(const Tensor& input) { return adaptive_avg_pool2d(input, output_size.ref()); }
+
+std::string AdaptiveAvgPool2d::extra_repr() const { return "output_size=" + output_size.py(); }
+
+}  // namespace ember::nn
