@@ -7,6 +7,8 @@
 #include <mutex>
 #include <thread>
 
+#include "ember/core/generator.h"
+
 namespace ember::data {
 
 namespace {
@@ -16,7 +18,9 @@ SamplerPtr make_sampler(const DatasetPtr& dataset, const DataLoaderOptions& o) {
               "DataLoader: sampler option is mutually exclusive with shuffle; shuffle inside "
               "the sampler (e.g. RandomSampler) instead");
   if (o.sampler) return o.sampler;
-  if (o.shuffle) return std::make_shared<RandomSampler>(dataset->size(), false, -1, o.seed);
+  if (o.shuffle)
+    return std::make_shared<RandomSampler>(dataset->size(), false, -1,
+                                           o.seed.value_or(default_generator().initial_seed()));
   return std::make_shared<SequentialSampler>(dataset->size());
 }
 }  // namespace

@@ -228,3 +228,15 @@ TEST(DataLoader, DistributedSamplerInLoader) {
   std::iota(expected.begin(), expected.end(), 0);
   EXPECT_EQ(seen, expected);
 }
+
+TEST(DataLoader, ManualSeedFixesTheDefaultShuffle) {
+  auto ds = std::make_shared<TensorDataset>(std::vector<Tensor>{arange(50)});
+  auto order = [&](uint64_t seed) {
+    manual_seed(seed);
+    DataLoader loader(ds, DataLoaderOptions().with_batch_size(50).with_shuffle(true));
+    return (*loader.begin())[0].tensor().to_vector<int64_t>();
+  };
+  EXPECT_EQ(order(3), order(3));
+  EXPECT_NE(order(3), order(4));
+  manual_seed(67280421310721ULL);  // restore the default seed for other tests
+}

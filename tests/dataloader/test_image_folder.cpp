@@ -49,7 +49,7 @@ TEST(DataImageFolder, ClassesFromSubfoldersSorted) {
   expect_values(s[0].tensor(), {2, 3, 3},
                 {0, 9, 246, 1, 9, 246, 2, 9, 246, 10, 9, 246, 11, 9, 246, 12, 9, 246});
   // The JPEG (grey, expanded to RGB) decodes close to 128.
-  Tensor j = ds.get(1)[0].tensor();
+  Tensor j = ds.get(0)[0].tensor();  // cat/y.jpg sorts before cat/z.PNG
   EXPECT_EQ(j.sizes().vec(), (std::vector<int64_t>{16, 16, 3}));
   EXPECT_NEAR(j.to(kFloat32).mean().item<double>(), 128.0, 2.0);
 }

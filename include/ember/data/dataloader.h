@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "ember/data/collate.h"
@@ -35,7 +36,9 @@ struct DataLoaderOptions {
   int prefetch_factor = 2;
   // Accepted for PyTorch parity; a no-op on CPU, honoured by the CUDA backend.
   bool pin_memory = false;
-  uint64_t seed = 0;
+  // Seed of the shuffle; unset takes the default generator's seed at
+  // construction, so ember::manual_seed(s) fixes the order as in PyTorch.
+  std::optional<uint64_t> seed;
 
   DataLoaderOptions& with_batch_size(int64_t v) { batch_size = v; return *this; }
   DataLoaderOptions& with_shuffle(bool v) { shuffle = v; return *this; }
