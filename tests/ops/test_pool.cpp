@@ -1,6 +1,6 @@
 // max_pool1d/2d, avg_pool2d, adaptive_avg_pool2d against PyTorch 1.13
 // (values, indices and input gradients, tests/data/gen_conv.py), PyTorch's
-// error cases, and the oneDNN kernels against the reference loops.
+// error cases, and the oneDNN avg-pool backward against the reference loop.
 #include <random>
 
 #include "ember/ops/nn_functional.h"
@@ -28,7 +28,7 @@ TEST_P(PoolVsTorch, MaxPool2d) {
 }
 
 TEST_P(PoolVsTorch, MaxPool2dNoGradPath) {
-  // Without grad, float32 takes oneDNN's pooling (no indices).
+  // Without grad no indices are computed.
   ScalarType dt = GetParam();
   expect_torch("max_pool2d_k3s2p1", max_pool2d(X({2, 3, 7, 7}, 0, dt), {3}, {2}, {1}));
   expect_torch("max_pool2d_ceil", max_pool2d(X({1, 2, 6, 6}, 0, dt), {3}, {2}, {0}, {1}, true));
@@ -127,7 +127,7 @@ TEST(Pool, AdaptiveZeroOutput) {
   EXPECT_EQ(adaptive_avg_pool2d(zeros({1, 1, 8, 8}), {0, 2}).sizes().vec(), (std::vector<int64_t>{1, 1, 0, 2}));
 }
 
-// ---- oneDNN vs the reference loops ----
+// ---- oneDNN (avg backward, the one pooling kernel it serves) vs the reference loop ----
 
 void expect_close(const Tensor& a, const Tensor& b, const std::string& what) {
   std::vector<float> x = a.to_vector<float>(), y = b.to_vector<float>();
@@ -147,8 +147,6 @@ TEST(PoolKernels, DnnlMatchesReference) {
     p.kw = r(1, 4);
     p.sh = r(1, 3);
     p.sw = r(1, 3);
-    p.dh = trial % 2 ? r(1, 2) : 1;
-    p.dw = trial % 2 ? r(1, 2) : 1;
     p.pt = r(0, p.kh / 2);
     p.pl = r(0, p.kw / 2);
     p.ih = r(p.dh * (p.kh - 1) + 1, 12);
@@ -166,14 +164,6 @@ TEST(PoolKernels, DnnlMatchesReference) {
     SCOPED_TRACE(fmt::format("trial {}: in={}x{} k={}x{} s={}x{} d={}x{} pad={},{} ceil={} include_pad={}", trial,
                              p.ih, p.iw, p.kh, p.kw, p.sh, p.sw, p.dh, p.dw, p.pt, p.pl, ceil, p.count_include_pad));
     Tensor x = randn({p.n, p.c, p.ih, p.iw}, kFloat32, &gen);
-    Tensor out = empty({p.n, p.c, p.oh, p.ow}), ref = empty_like(out);
-    get_kernel<MaxPool2dKernel>(Op::max_pool2d, kCPU)(p, x.data_ptr(), out.data_ptr(), nullptr);
-    max_pool2d_ref(p, x.data_ptr(), ref.data_ptr(), nullptr);
-    expect_close(out, ref, "max");
-    if (p.dh != 1 || p.dw != 1) continue;  // average pooling has no dilation
-    get_kernel<AvgPool2dKernel>(Op::avg_pool2d, kCPU)(p, x.data_ptr(), out.data_ptr());
-    avg_pool2d_ref(p, x.data_ptr(), ref.data_ptr());
-    expect_close(out, ref, "avg");
     Tensor g = randn({p.n, p.c, p.oh, p.ow}, kFloat32, &gen), gx = empty_like(x), gx_ref = empty_like(x);
     get_kernel<AvgPool2dBackwardKernel>(Op::avg_pool2d_backward, kCPU)(p, g.data_ptr(), gx.data_ptr());
     avg_pool2d_backward_ref(p, g.data_ptr(), gx_ref.data_ptr());

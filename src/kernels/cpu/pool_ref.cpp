@@ -1,7 +1,6 @@
-// The reference pooling loops (Note [pool geometry]), one NCHW plane per
-// task. max pooling with indices, its backward and adaptive average pooling
-// have no oneDNN counterpart with PyTorch's semantics, so these loops are
-// their production kernels; for the rest they are the oracle and the float64 path.
+// The pooling loops (Note [pool geometry]), one NCHW plane per task. They
+// are the production kernels for every pooling op but float32 avg backward
+// (Note [pooling on oneDNN] in pool_dnnl.cpp), and that one's oracle.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -39,29 +38,32 @@ void for_planes(const PoolParams& p, int64_t work_per_plane, F&& f) {
 
 template <typename T>
 void max_pool(const PoolParams& p, const T* in, T* out, int64_t* indices) {
-  const int64_t ip = p.ih * p.iw, op = p.oh * p.ow;
-  for_planes(p, op * p.kh * p.kw, [&](int64_t plane) {
+  // Geometry in locals: stores through `indices` (int64) could alias p's fields.
+  const int64_t ih = p.ih, iw = p.iw, oh_n = p.oh, ow_n = p.ow, ip = ih * iw, op = oh_n * ow_n;
+  const int64_t kh = p.kh, kw = p.kw, sh = p.sh, sw = p.sw, dh = p.dh, dw = p.dw, pt = p.pt, pl = p.pl;
+  for_planes(p, op * kh * kw, [=](int64_t plane) {
     const T* x = in + plane * ip;
-    for (int64_t oh = 0; oh < p.oh; ++oh) {
-      int64_t h0 = oh * p.sh - p.pt, h1 = std::min(h0 + (p.kh - 1) * p.dh + 1, p.ih);
-      while (h0 < 0) h0 += p.dh;
-      for (int64_t ow = 0; ow < p.ow; ++ow) {
-        int64_t w0 = ow * p.sw - p.pl, w1 = std::min(w0 + (p.kw - 1) * p.dw + 1, p.iw);
-        while (w0 < 0) w0 += p.dw;
+    T* o = out + plane * op;
+    int64_t* idx = indices ? indices + plane * op : nullptr;
+    for (int64_t oh = 0; oh < oh_n; ++oh) {
+      int64_t h0 = oh * sh - pt, h1 = std::min(h0 + (kh - 1) * dh + 1, ih);
+      while (h0 < 0) h0 += dh;
+      for (int64_t ow = 0; ow < ow_n; ++ow) {
+        int64_t w0 = ow * sw - pl, w1 = std::min(w0 + (kw - 1) * dw + 1, iw);
+        while (w0 < 0) w0 += dw;
         // PyTorch's rule: the first maximum wins, and NaN beats everything.
-        int64_t best = h0 * p.iw + w0;
+        int64_t best = h0 * iw + w0;
         acc_t<T> v = -std::numeric_limits<acc_t<T>>::infinity();
-        for (int64_t h = h0; h < h1; h += p.dh)
-          for (int64_t w = w0; w < w1; w += p.dw) {
-            acc_t<T> x_hw = static_cast<acc_t<T>>(x[h * p.iw + w]);
-            if (x_hw > v || std::isnan(x_hw)) {
+        for (int64_t h = h0; h < h1; h += dh)
+          for (int64_t w = w0; w < w1; w += dw) {
+            acc_t<T> x_hw = static_cast<acc_t<T>>(x[h * iw + w]);
+            if (x_hw > v || x_hw != x_hw) {
               v = x_hw;
-              best = h * p.iw + w;
+              best = h * iw + w;
             }
           }
-        const int64_t o = plane * op + oh * p.ow + ow;
-        out[o] = static_cast<T>(v);
-        if (indices) indices[o] = best;
+        o[oh * ow_n + ow] = static_cast<T>(v);
+        if (idx) idx[oh * ow_n + ow] = best;
       }
     }
   });
@@ -214,7 +216,9 @@ void avg_pool2d_backward_ref(const PoolParams& p, const void* grad_out, void* gr
   });
 }
 
+EMBER_REGISTER_KERNEL(max_pool2d, CPU, max_pool2d_ref);
 EMBER_REGISTER_KERNEL(max_pool2d_with_indices, CPU, max_pool2d_ref);
+EMBER_REGISTER_KERNEL(avg_pool2d, CPU, avg_pool2d_ref);
 EMBER_REGISTER_KERNEL(max_pool2d_backward, CPU, max_pool2d_backward_cpu);
 EMBER_REGISTER_KERNEL(adaptive_avg_pool2d, CPU, adaptive_avg_pool2d_cpu);
 EMBER_REGISTER_KERNEL(adaptive_avg_pool2d_backward, CPU, adaptive_avg_pool2d_backward_cpu);
