@@ -31,7 +31,7 @@ struct SavedTensor::State {
 
 SavedTensor::SavedTensor(const Tensor& t, bool is_output) {
   if (!t.defined()) return;
-  state_ = std::make_shared<State>();
+  state_ = std::allocate_shared<State>(PoolAllocator<State>{});
   state_->version = t.version();
   state_->is_output = is_output;
   if (AutogradMeta* m = autograd_meta(t); m && m->grad_fn_) state_->producer = m->grad_fn_->name();
@@ -92,20 +92,18 @@ Tensor SavedTensor::unpack() const {
 
 Node::Node(const char* name) : name_(name), sequence_nr_(next_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {}
 
-void NodeDeleter::operator()(Node* n) const {
-  thread_local std::vector<std::unique_ptr<Node>> pending;
+Node::~Node() {
+  thread_local EdgeList pending;
   thread_local bool draining = false;
-  pending.emplace_back(n);
-  if (draining) return;  // an outer call frees it
+  for (Edge& e : next_edges)
+    if (e.fn) pending.push_back(std::move(e));
+  next_edges.clear();
+  if (draining) return;  // an outer ~Node drains the queue
   draining = true;
   while (!pending.empty()) {
-    std::unique_ptr<Node> node = std::move(pending.back());
+    Edge e = std::move(pending.back());
     pending.pop_back();
-    // Detach the edges first: children released here re-enter this deleter
-    // and queue up instead of recursing.
-    std::vector<Edge> edges = std::move(node->next_edges);
-    node.reset();
-    edges.clear();
+    e.fn.reset();  // may run a child's ~Node, which queues its edges
   }
   draining = false;
 }
@@ -134,8 +132,8 @@ Edge gradient_edge(const Tensor& t) {
   return {std::move(acc), 0};
 }
 
-std::vector<Edge> collect_next_edges(ArrayRef<const Tensor*> inputs) {
-  std::vector<Edge> edges;
+EdgeList collect_next_edges(ArrayRef<const Tensor*> inputs) {
+  EdgeList edges;
   edges.reserve(inputs.size());
   for (const Tensor* t : inputs) {
     if (!t->defined()) {

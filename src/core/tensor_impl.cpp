@@ -32,6 +32,18 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, DimVector sizes, DimVe
   refresh();
 }
 
+TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes)
+    : storage_(std::move(storage)), sizes_(sizes), offset_(0), dtype_(dtype) {
+  strides_.resize(sizes.size());
+  int64_t s = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    strides_[i] = s;
+    s *= std::max<int64_t>(sizes[i], 1);
+  }
+  numel_ = compute_numel(sizes);
+  is_contiguous_ = true;
+}
+
 void TensorImpl::set_sizes_and_strides(DimVector sizes, DimVector strides, int64_t offset) {
   EMBER_ASSERT(sizes.size() == strides.size());
   sizes_ = std::move(sizes);

@@ -40,10 +40,8 @@ bool TensorIter::try_fast_setup(const Tensor* const* ops) {
   IntArrayRef shape = out.sizes();
   for (int i = 1; i < ntensors_; ++i) {
     const TensorImpl& t = *ops[i]->impl();
-    bool same = t.is_contiguous() && t.sizes().size() == shape.size() &&
-                std::equal(shape.begin(), shape.end(), t.sizes().begin());
     bool scalar = t.numel() == 1 && t.dim() <= static_cast<int64_t>(shape.size());
-    if (!same && !scalar) return false;
+    if (!scalar && !(t.is_contiguous() && IntArrayRef(t.sizes()).equals(shape))) return false;
   }
   ndim_ = 1;
   numel_ = out.numel();

@@ -16,13 +16,18 @@ Tensor as_dtype(const Tensor& t, ScalarType dt) { return t.dtype() == dt ? t : t
 // out = op(a, b) computed in `compute` dtype, written as `out_dtype`.
 Tensor binary(Op op, const Tensor& a, const Tensor& b, ScalarType compute, ScalarType out_dtype) {
   const char* name = op_name(op).data();
-  Tensor a2 = as_dtype(a, compute), b2 = as_dtype(b, compute);
-  DimVector shape = a.sizes().size() == b.sizes().size() &&
-                            std::equal(a.sizes().begin(), a.sizes().end(), b.sizes().begin())
-                        ? DimVector(a.sizes())
-                        : broadcast_shapes(a.sizes(), b.sizes(), name);
+  // Casts only when needed; the common same-dtype, same-shape call copies no
+  // handles or shapes (per-op overhead matters for small tensors).
+  Tensor a_cast, b_cast;
+  const Tensor* a2 = &a;
+  const Tensor* b2 = &b;
+  if (a.dtype() != compute) a2 = &(a_cast = a.to(compute));
+  if (b.dtype() != compute) b2 = &(b_cast = b.to(compute));
+  DimVector broadcast;
+  IntArrayRef shape = a.sizes();
+  if (!a.sizes().equals(b.sizes())) shape = broadcast = broadcast_shapes(a.sizes(), b.sizes(), name);
   Tensor out = empty(shape, TensorOptions(out_dtype).device(a.device()));
-  TensorIter iter({&out, &a2, &b2}, 1, name);
+  TensorIter iter({&out, a2, b2}, 1, name);
   run_elementwise(op, iter, {}, a.device());
   return out;
 }

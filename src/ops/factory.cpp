@@ -17,11 +17,8 @@ Tensor empty(IntArrayRef sizes, TensorOptions opts) {
   ScalarType dt = opts.dtype_or(kDefaultFloat);
   int64_t n = compute_numel(sizes);
   auto storage = make_intrusive<StorageImpl>(static_cast<size_t>(n) * element_size(dt), opts.device_);
-  Tensor t(make_intrusive<TensorImpl>(std::move(storage), dt, DimVector(sizes),
-                                      contiguous_strides(sizes), 0));
-  EMBER_CHECK(!opts.requires_grad_ || is_floating_point(dt),
-              "empty: only floating-point tensors can require gradients, got dtype {}",
-              to_string(dt));
+  Tensor t(make_intrusive<TensorImpl>(std::move(storage), dt, sizes));
+  if (opts.requires_grad_) t.requires_grad_();
   return t;
 }
 

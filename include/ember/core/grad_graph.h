@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ember/core/grad_mode.h"
+#include "ember/core/object_pool.h"
 #include "ember/core/tensor.h"
 
 namespace ember {
@@ -24,6 +25,7 @@ struct Edge {
   uint32_t input_nr = 0;
   bool valid() const { return fn != nullptr; }
 };
+using EdgeList = std::vector<Edge, PoolAllocator<Edge>>;
 
 // Note [saved tensors]: a node saves a tensor together with the storage
 // version it had. unpack() refuses a tensor modified in place since, with
@@ -50,10 +52,13 @@ inline SavedTensor save_output(const Tensor& t) { return SavedTensor(t, true); }
 
 // A backward function: gradients of the forward outputs in, gradients of the
 // forward inputs out (one per next_edges entry; undefined = zero).
+// Note [node deletion]: releasing the last reference to the head of a long
+// chain would destroy it recursively and overflow the stack; ~Node hands its
+// edges to a per-thread queue that the outermost destructor drains.
 class Node {
  public:
   explicit Node(const char* name);
-  virtual ~Node() = default;
+  virtual ~Node();
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
 
@@ -63,7 +68,7 @@ class Node {
   // Frees saved tensors after a backward without retain_graph.
   virtual void release_variables() {}
 
-  std::vector<Edge> next_edges;
+  EdgeList next_edges;
   // Hooks on the gradient of forward output i, run before apply.
   std::vector<std::pair<uint32_t, GradHook>> pre_hooks;
   uint32_t num_outputs = 1;
@@ -78,15 +83,10 @@ class Node {
   uint64_t sequence_nr_;
 };
 
-// Note [node deletion]: releasing the last reference to the head of a long
-// chain would destroy it recursively and overflow the stack; every node is
-// owned through NodeDeleter, which frees chains iteratively.
-struct NodeDeleter {
-  void operator()(Node* n) const;
-};
+// Nodes and their control blocks come from the object pool.
 template <typename T, typename... Args>
 std::shared_ptr<T> make_node(Args&&... args) {
-  return std::shared_ptr<T>(std::make_unique<T>(std::forward<Args>(args)...).release(), NodeDeleter{});
+  return std::allocate_shared<T>(PoolAllocator<T>{}, std::forward<Args>(args)...);
 }
 
 // A node whose backward is a lambda written beside the forward op:
@@ -123,6 +123,7 @@ struct RetainedGrad {
 
 // Per-tensor autograd state; null until a tensor touches autograd.
 struct AutogradMeta final : AutogradMetaInterface {
+  EMBER_POOLED_NEW
   bool requires_grad_ = false;
   Tensor grad_;
   std::shared_ptr<Node> grad_fn_;
@@ -153,7 +154,7 @@ inline bool any_requires_grad(ArrayRef<const Tensor*> inputs) {
 
 // The edge a gradient for t flows into: its grad_fn, or its leaf accumulator.
 Edge gradient_edge(const Tensor& t);
-std::vector<Edge> collect_next_edges(ArrayRef<const Tensor*> inputs);
+EdgeList collect_next_edges(ArrayRef<const Tensor*> inputs);
 // Makes fn the producer of out (output number output_nr).
 void set_history(const Tensor& out, const std::shared_ptr<Node>& fn, uint32_t output_nr = 0,
                  bool is_view = false);

@@ -9,6 +9,7 @@
 
 #include "ember/core/device.h"
 #include "ember/core/intrusive_ptr.h"
+#include "ember/core/object_pool.h"
 
 namespace ember {
 
@@ -17,6 +18,7 @@ namespace ember {
 // it in backward if it changed.
 class StorageImpl : public RefCounted {
  public:
+  EMBER_POOLED_NEW
   // Owns nbytes from the caching allocator.
   StorageImpl(size_t nbytes, Device device);
   // Wraps external memory (from_blob); deleter may be empty (not owned).

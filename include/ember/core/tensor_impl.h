@@ -6,6 +6,7 @@
 
 #include "ember/core/device.h"
 #include "ember/core/intrusive_ptr.h"
+#include "ember/core/object_pool.h"
 #include "ember/core/scalar_type.h"
 #include "ember/core/small_vector.h"
 #include "ember/core/storage.h"
@@ -28,8 +29,11 @@ struct AutogradMetaInterface {
 //  - is_contiguous_ is cached for the row-major layout.
 class TensorImpl : public RefCounted {
  public:
+  EMBER_POOLED_NEW
   TensorImpl(Storage storage, ScalarType dtype, DimVector sizes, DimVector strides,
              int64_t offset);
+  // A contiguous tensor at offset 0 (the common case, kept cheap).
+  TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes);
 
   const Storage& storage() const { return storage_; }
   ScalarType dtype() const { return dtype_; }

@@ -19,6 +19,12 @@ void arith(const TensorIter& iter, const char* name, std::optional<vec::Binary> 
       auto* out = reinterpret_cast<float*>(d[0]);
       auto* a = reinterpret_cast<const float*>(d[1]);
       auto* b = reinterpret_cast<const float*>(d[2]);
+      if (n < 8) {  // too short for a vector: skip the dispatch
+        for (int64_t k = 0; k < n; ++k)
+          *reinterpret_cast<float*>(d[0] + k * s[0]) =
+              op(*reinterpret_cast<const float*>(d[1] + k * s[1]), *reinterpret_cast<const float*>(d[2] + k * s[2]));
+        return;
+      }
       if (s[0] == 4 && s[1] == 4 && s[2] == 4) return vec::binary_f32(*vop, a, b, out, n, 0);
       if (s[0] == 4 && s[1] == 4 && s[2] == 0) return vec::binary_f32(*vop, a, b, out, n, 1);
       if (s[0] == 4 && s[1] == 0 && s[2] == 4) return vec::binary_f32(*vop, a, b, out, n, 2);

@@ -1,0 +1,109 @@
+// The small-object pool (see object_pool.h).
+//
+// Note [object pool]: size classes of 16 bytes up to 512. Each thread keeps a
+// singly linked free list per class; past kMaxLocal blocks it hands half to a
+// shared list, and a thread that exits donates all of its blocks there, so
+// worker threads do not strand memory. Slabs are never freed.
+#include "ember/core/object_pool.h"
+
+#include <array>
+#include <cstdint>
+#include <cstdlib>
+#include <mutex>
+#include <new>
+#include <vector>
+
+namespace ember {
+namespace {
+
+constexpr size_t kGranule = 16;
+constexpr size_t kClasses = kPoolMaxBytes / kGranule;
+constexpr uint32_t kMaxLocal = 8192;
+constexpr uint32_t kBatch = 256;
+constexpr size_t kSlabBytes = 64 * 1024;
+
+struct FreeBlock {
+  FreeBlock* next;
+};
+
+struct SharedLists {
+  std::mutex mu;
+  std::array<std::vector<void*>, kClasses> blocks;
+};
+
+SharedLists& shared() {
+  static auto* s = new SharedLists();  // NOLINT: lives until exit, used by exiting threads
+  return *s;
+}
+
+struct LocalLists {
+  std::array<FreeBlock*, kClasses> head{};
+  std::array<uint32_t, kClasses> count{};
+
+  void push(size_t cls, void* p) {
+    auto* b = static_cast<FreeBlock*>(p);
+    b->next = head[cls];
+    head[cls] = b;
+    ++count[cls];
+  }
+  void* pop(size_t cls) {
+    FreeBlock* b = head[cls];
+    head[cls] = b->next;
+    --count[cls];
+    return b;
+  }
+  // Moves n blocks of a class to the shared lists.
+  void donate(size_t cls, uint32_t n) {
+    SharedLists& s = shared();
+    std::lock_guard<std::mutex> lock(s.mu);
+    for (uint32_t i = 0; i < n && head[cls]; ++i) s.blocks[cls].push_back(pop(cls));
+  }
+  void refill(size_t cls) {
+    {
+      SharedLists& s = shared();
+      std::lock_guard<std::mutex> lock(s.mu);
+      auto& v = s.blocks[cls];
+      for (uint32_t i = 0; i < kBatch && !v.empty(); ++i) {
+        push(cls, v.back());
+        v.pop_back();
+      }
+    }
+    if (head[cls]) return;
+    size_t size = (cls + 1) * kGranule;
+    char* slab = static_cast<char*>(std::aligned_alloc(64, kSlabBytes));
+    if (!slab) throw std::bad_alloc();
+    for (size_t off = 0; off + size <= kSlabBytes; off += size) push(cls, slab + off);
+  }
+  ~LocalLists() {
+    for (size_t c = 0; c < kClasses; ++c) donate(c, count[c]);
+  }
+};
+
+LocalLists& local() {
+  thread_local LocalLists lists;
+  return lists;
+}
+
+}  // namespace
+
+void* pool_alloc(size_t nbytes) {
+  if (nbytes == 0 || nbytes > kPoolMaxBytes) return ::operator new(nbytes);
+  size_t cls = (nbytes - 1) / kGranule;
+  LocalLists& l = local();
+  if (!l.head[cls]) l.refill(cls);
+  return l.pop(cls);
+}
+
+void pool_free(void* p, size_t nbytes) noexcept {
+  if (!p) return;
+  if (nbytes == 0 || nbytes > kPoolMaxBytes) {
+    ::operator delete(p);
+    return;
+  }
+  size_t cls = (nbytes - 1) / kGranule;
+  LocalLists& l = local();
+  l.push(cls, p);
+  if (l.count[cls] > kMaxLocal) l.donate(cls, kMaxLocal / 2);
+}
+
+}  // namespace ember
