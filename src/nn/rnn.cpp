@@ -1,0 +1,277 @@
+// RNN, LSTM and GRU: parameters, argument checks and the shared time loop.
+#include "ember/nn/rnn.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "ember/nn/init.h"
+#include "ember/ops/activation.h"
+#include "ember/ops/elementwise.h"
+#include "ember/ops/factory.h"
+#include "ember/ops/indexing.h"
+#include "ember/ops/linalg.h"
+
+namespace ember::nn {
+
+namespace {
+
+std::string shape_str(const Tensor& t) { return fmt::format("[{}]", fmt::join(t.sizes().vec(), ", ")); }
+
+std::optional<Tensor> maybe(const Tensor* t) { return t ? std::optional<Tensor>(*t) : std::nullopt; }
+
+RNNBase::Mode rnn_mode(const std::string& nonlinearity) {
+  EMBER_CHECK(nonlinearity == "tanh" || nonlinearity == "relu",
+              "RNN: expected nonlinearity 'tanh' or 'relu', got '{}'", nonlinearity);
+  return nonlinearity == "tanh" ? RNNBase::Mode::RNN_TANH : RNNBase::Mode::RNN_RELU;
+}
+
+// LSTM and GRU have fixed nonlinearities; a non-default value is a mistake.
+const RNNOptions& no_nonlinearity(const char* name, const RNNOptions& opts) {
+  EMBER_CHECK(opts.nonlinearity == "tanh", "{}: nonlinearity applies to RNN only, got '{}'", name,
+              opts.nonlinearity);
+  return opts;
+}
+
+}  // namespace
+
+RNNBase::RNNBase(std::string type_name, Mode m, int64_t in, int64_t hidden, const RNNOptions& opts)
+    : Module(std::move(type_name)),
+      mode(m),
+      input_size(in),
+      hidden_size(hidden),
+      num_layers(opts.num_layers),
+      bias(opts.bias),
+      batch_first(opts.batch_first),
+      dropout(opts.dropout),
+      bidirectional(opts.bidirectional),
+      generator(opts.generator) {
+  const std::string& name = this->type_name();
+  EMBER_CHECK(in >= 0, "{}: expected input_size >= 0, got {}", name, in);
+  EMBER_CHECK(hidden > 0, "{}: expected hidden_size > 0, got {}", name, hidden);
+  EMBER_CHECK(num_layers >= 1, "{}: expected num_layers >= 1, got {}", name, num_layers);
+  EMBER_CHECK(dropout >= 0 && dropout <= 1, "{}: expected dropout in [0, 1], got {}", name, dropout);
+  const int64_t gates = num_gates() * hidden, dirs = bidirectional ? 2 : 1;
+  // PyTorch's registration order: per layer, per direction, w_ih, w_hh, b_ih, b_hh.
+  for (int64_t l = 0; l < num_layers; ++l) {
+    for (int64_t d = 0; d < dirs; ++d) {
+      std::string suffix = fmt::format("_l{}{}", l, d == 1 ? "_reverse" : "");
+      int64_t layer_in = l == 0 ? in : hidden * dirs;
+      Cell c;
+      c.w_ih = &register_parameter("weight_ih" + suffix, empty({gates, layer_in}, opts.dtype));
+      c.w_hh = &register_parameter("weight_hh" + suffix, empty({gates, hidden}, opts.dtype));
+      if (bias) {
+        c.b_ih = &register_parameter("bias_ih" + suffix, empty({gates}, opts.dtype));
+        c.b_hh = &register_parameter("bias_hh" + suffix, empty({gates}, opts.dtype));
+      }
+      cells_.push_back(c);
+    }
+  }
+  reset_parameters();
+}
+
+int64_t RNNBase::num_gates() const {
+  switch (mode) {
+    case Mode::LSTM: return 4;
+    case Mode::GRU: return 3;
+    default: return 1;
+  }
+}
+
+RNNBase::Cell& RNNBase::cell(int64_t layer, bool reverse) {
+  EMBER_CHECK_INDEX(layer >= 0 && layer < num_layers && (!reverse || bidirectional),
+                    "{}: no {}layer {} (num_layers={}, bidirectional={})", type_name(), reverse ? "reverse " : "",
+                    layer, num_layers, py_bool(bidirectional));
+  return cells_[layer * (bidirectional ? 2 : 1) + (reverse ? 1 : 0)];
+}
+
+Tensor RNNBase::bias_ih(int64_t layer, bool reverse) {
+  const Cell& c = cell(layer, reverse);
+  return c.b_ih ? *c.b_ih : Tensor();
+}
+
+Tensor RNNBase::bias_hh(int64_t layer, bool reverse) {
+  const Cell& c = cell(layer, reverse);
+  return c.b_hh ? *c.b_hh : Tensor();
+}
+
+void RNNBase::reset_parameters() {
+  double bound = 1.0 / std::sqrt(static_cast<double>(hidden_size));
+  for (Tensor& p : parameters()) init::uniform_(p, -bound, bound);
+}
+
+std::string RNNBase::extra_repr() const {
+  std::string s = fmt::format("{}, {}", input_size, hidden_size);
+  if (num_layers != 1) s += fmt::format(", num_layers={}", num_layers);
+  if (!bias) s += ", bias=False";
+  if (batch_first) s += ", batch_first=True";
+  if (dropout != 0) s += ", dropout=" + py_float(dropout);
+  if (bidirectional) s += ", bidirectional=True";
+  return s;
+}
+
+std::pair<Tensor, std::pair<Tensor, Tensor>> RNNBase::run_direction(const Cell& c, const Tensor& x,
+                                                                    const std::vector<Tensor>& masks,
+                                                                    int64_t first_masked, bool reverse, Tensor h,
+                                                                    Tensor cstate) {
+  const int64_t steps = x.size(0), batch = x.size(1);
+  // The input projection of every step in one GEMM: [seq * batch, in] @ W_ih^T.
+  Tensor xw = linear(x.reshape({steps * batch, x.size(2)}), *c.w_ih, maybe(c.b_ih))
+                  .view({steps, batch, num_gates() * hidden_size});
+  std::vector<Tensor> xs = unbind(xw, 0);
+  std::vector<Tensor> outs(static_cast<size_t>(steps));
+  for (int64_t s = 0; s < steps; ++s) {
+    const int64_t t = reverse ? steps - 1 - s : s;
+    Tensor hw = linear(h, *c.w_hh, maybe(c.b_hh));
+    Tensor h_new, c_new;
+    switch (mode) {
+      case Mode::RNN_TANH: h_new = tanh(xs[t] + hw); break;
+      case Mode::RNN_RELU: h_new = relu(xs[t] + hw); break;
+      case Mode::LSTM: {
+        std::vector<Tensor> g = chunk(xs[t] + hw, 4, 1);  // i, f, g, o
+        c_new = sigmoid(g[1]) * cstate + sigmoid(g[0]) * tanh(g[2]);
+        h_new = sigmoid(g[3]) * tanh(c_new);
+        break;
+      }
+      case Mode::GRU: {
+        // r and z add the two projections; n keeps W_hn h + b_hn apart so r
+        // can gate it (PyTorch's formula, not the original paper's).
+        std::vector<Tensor> gx = chunk(xs[t], 3, 1), gh = chunk(hw, 3, 1);  // r, z, n
+        Tensor r = sigmoid(gx[0] + gh[0]);
+        Tensor z = sigmoid(gx[1] + gh[1]);
+        Tensor n = tanh(gx[2] + r * gh[2]);
+        h_new = n + z * (h - n);  // (1 - z) * n + z * h
+        break;
+      }
+    }
+    if (t >= first_masked) {
+      // Some sequences have ended: they keep their state and output zeros.
+      const Tensor& m = masks[static_cast<size_t>(t - first_masked)];
+      outs[t] = where(m, h_new, 0.0);
+      h = where(m, h_new, h);
+      if (mode == Mode::LSTM) cstate = where(m, c_new, cstate);
+    } else {
+      outs[t] = h_new;
+      h = h_new;
+      cstate = c_new;
+    }
+  }
+  return {stack(outs, 0), {h, cstate}};
+}
+
+RNNBase::Result RNNBase::run(const Tensor& input, const Tensor& lengths, const Tensor& h0_in, const Tensor& c0_in) {
+  const std::string& name = type_name();
+  const char* layout = batch_first ? "batch, seq, feature" : "seq, batch, feature";
+  EMBER_CHECK(input.defined() && (input.dim() == 3 || input.dim() == 2),
+              "{}: input must have 3 dimensions ({}) or 2 (seq, feature) when unbatched, got {}", name, layout,
+              input.defined() ? shape_str(input) : "an undefined tensor");
+  const bool batched = input.dim() == 3;
+  Tensor x = !batched ? input.unsqueeze(1) : batch_first ? input.transpose(0, 1) : input;
+  const int64_t steps = x.size(0), batch = x.size(1), dirs = bidirectional ? 2 : 1;
+  EMBER_CHECK(x.size(2) == input_size, "{}: expected input with {} features (input_size), got {}", name, input_size,
+              shape_str(input));
+  EMBER_CHECK(steps > 0, "{}: expected a sequence length > 0, got input {}", name, shape_str(input));
+
+  std::vector<int64_t> state_shape{num_layers * dirs, batch, hidden_size};
+  if (!batched) state_shape.erase(state_shape.begin() + 1);
+  auto prepare_state = [&](const Tensor& s, const char* what) {
+    if (!s.defined()) return zeros({num_layers * dirs, batch, hidden_size}, x.dtype());
+    EMBER_CHECK(s.sizes().vec() == state_shape,
+                "{}: expected {} of shape [{}] (num_layers * directions, {}hidden_size), got {}{}", name, what,
+                fmt::join(state_shape, ", "), batched ? "batch, " : "", shape_str(s),
+                s.dtype() == kInt64 ? "; to pass lengths, call forward(input, lengths, state)" : "");
+    return batched ? s : s.unsqueeze(1);
+  };
+  Tensor h0 = prepare_state(h0_in, "h0");
+  Tensor c0 = mode == Mode::LSTM ? prepare_state(c0_in, "c0") : Tensor();
+
+  // masks[t - first_masked]: [batch, 1], true where step t is within the
+  // sequence; no mask before the shortest sequence ends (Note [rnn forward]).
+  std::vector<Tensor> masks;
+  int64_t first_masked = steps;
+  if (lengths.defined()) {
+    EMBER_CHECK(batched, "{}: lengths need a batched (3-D) input, got {}", name, shape_str(input));
+    EMBER_CHECK(lengths.dtype() == kInt64 && lengths.dim() == 1 && lengths.size(0) == batch,
+                "{}: expected int64 lengths of shape [{}] (one per sequence), got {} of dtype {}", name, batch,
+                shape_str(lengths), to_string(lengths.dtype()));
+    std::vector<int64_t> lens = lengths.to_vector<int64_t>();
+    for (size_t b = 0; b < lens.size(); ++b)
+      EMBER_CHECK(lens[b] >= 1 && lens[b] <= steps, "{}: expected lengths in [1, {}] (the padded length), got {} at {}",
+                  name, steps, lens[b], b);
+    first_masked = *std::min_element(lens.begin(), lens.end());
+    Tensor lens_col = lengths.unsqueeze(1);
+    for (int64_t t = first_masked; t < steps; ++t) masks.push_back(gt(lens_col, t));
+  }
+
+  Tensor layer_in = x;
+  std::vector<Tensor> h_n, c_n;
+  for (int64_t l = 0; l < num_layers; ++l) {
+    std::vector<Tensor> outs;
+    for (int64_t d = 0; d < dirs; ++d) {
+      const int64_t i = l * dirs + d;
+      auto [out, state] = run_direction(cells_[i], layer_in, masks, first_masked, d == 1, h0.select(0, i),
+                                        c0.defined() ? c0.select(0, i) : Tensor());
+      outs.push_back(out);
+      h_n.push_back(state.first);
+      if (mode == Mode::LSTM) c_n.push_back(state.second);
+    }
+    layer_in = dirs == 2 ? cat(outs, 2) : outs[0];
+    if (l + 1 < num_layers && dropout > 0 && is_training())
+      layer_in = ember::dropout(layer_in, dropout, true, generator);
+  }
+
+  Result r{layer_in, stack(h_n, 0), mode == Mode::LSTM ? stack(c_n, 0) : Tensor()};
+  if (!batched) {
+    r.output = r.output.squeeze(1);
+    r.h_n = r.h_n.squeeze(1);
+    if (r.c_n.defined()) r.c_n = r.c_n.squeeze(1);
+  } else if (batch_first) {
+    r.output = r.output.transpose(0, 1);
+  }
+  return r;
+}
+
+// ---- the three layers ----
+
+RNN::RNN(int64_t input_size, int64_t hidden_size, const RNNOptions& opts)
+    : RNNBase("RNN", rnn_mode(opts.nonlinearity), input_size, hidden_size, opts) {}
+
+std::pair<Tensor, Tensor> RNN::forward(const Tensor& input, const Tensor& h0) {
+  Result r = run(input, Tensor(), h0, Tensor());
+  return {r.output, r.h_n};
+}
+
+std::pair<Tensor, Tensor> RNN::forward(const Tensor& input, const Tensor& lengths, const Tensor& h0) {
+  EMBER_CHECK(lengths.defined(), "RNN: lengths must be defined; call forward(input, h0) for equal lengths");
+  Result r = run(input, lengths, h0, Tensor());
+  return {r.output, r.h_n};
+}
+
+LSTM::LSTM(int64_t input_size, int64_t hidden_size, const RNNOptions& opts)
+    : RNNBase("LSTM", Mode::LSTM, input_size, hidden_size, no_nonlinearity("LSTM", opts)) {}
+
+std::pair<Tensor, LSTM::State> LSTM::forward(const Tensor& input, const State& hx) {
+  Result r = run(input, Tensor(), hx.first, hx.second);
+  return {r.output, {r.h_n, r.c_n}};
+}
+
+std::pair<Tensor, LSTM::State> LSTM::forward(const Tensor& input, const Tensor& lengths, const State& hx) {
+  EMBER_CHECK(lengths.defined(), "LSTM: lengths must be defined; call forward(input, (h0, c0)) for equal lengths");
+  Result r = run(input, lengths, hx.first, hx.second);
+  return {r.output, {r.h_n, r.c_n}};
+}
+
+GRU::GRU(int64_t input_size, int64_t hidden_size, const RNNOptions& opts)
+    : RNNBase("GRU", Mode::GRU, input_size, hidden_size, no_nonlinearity("GRU", opts)) {}
+
+std::pair<Tensor, Tensor> GRU::forward(const Tensor& input, const Tensor& h0) {
+  Result r = run(input, Tensor(), h0, Tensor());
+  return {r.output, r.h_n};
+}
+
+std::pair<Tensor, Tensor> GRU::forward(const Tensor& input, const Tensor& lengths, const Tensor& h0) {
+  EMBER_CHECK(lengths.defined(), "GRU: lengths must be defined; call forward(input, h0) for equal lengths");
+  Result r = run(input, lengths, h0, Tensor());
+  return {r.output, r.h_n};
+}
+
+}  // namespace ember::nn
