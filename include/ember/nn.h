@@ -12,3 +12,4 @@
 #include "ember/nn/module.h"
 #include "ember/nn/normalization.h"
 #include "ember/nn/serialize.h"
+#include "ember/nn/rnn.h"
