@@ -13,3 +13,5 @@
 #include "ember/nn/normalization.h"
 #include "ember/nn/serialize.h"
 #include "ember/nn/rnn.h"
+#include "ember/nn/attention.h"
+#include "ember/nn/transformer.h"
