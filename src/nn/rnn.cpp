@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ember/core/grad_graph.h"
 #include "ember/nn/init.h"
 #include "ember/ops/activation.h"
 #include "ember/ops/elementwise.h"
@@ -18,6 +19,33 @@ namespace {
 std::string shape_str(const Tensor& t) { return fmt::format("[{}]", fmt::join(t.sizes().vec(), ", ")); }
 
 std::optional<Tensor> maybe(const Tensor* t) { return t ? std::optional<Tensor>(*t) : std::nullopt; }
+
+// The steps of xw [seq, batch, n] as seq tensors with one backward node that
+// stacks their gradients. unbind()'s per-step select would each embed its
+// gradient into a zero [seq, batch, n] tensor and the engine would sum seq of
+// them: quadratic in seq, and most of an LSTM's backward time at seq 50.
+// (Belongs in ops' unbind, PyTorch's UnbindBackward; kept here until then.)
+std::vector<Tensor> unbind_steps(const Tensor& xw) {
+  std::vector<Tensor> steps;
+  {
+    NoGradGuard no_grad;  // plain views; the history is set below
+    steps = unbind(xw, 0);
+  }
+  if (!any_requires_grad({&xw})) return steps;
+  auto node = make_node<LambdaNode<std::function<variable_list(const variable_list&)>>>(
+      "UnbindBackward0", std::vector<SavedTensor>{}, [](const variable_list& g) -> variable_list {
+        const Tensor* like = nullptr;
+        for (const Tensor& t : g)
+          if (t.defined()) like = &t;
+        std::vector<Tensor> parts(g.size());
+        for (size_t i = 0; i < g.size(); ++i) parts[i] = g[i].defined() ? g[i] : zeros_like(*like);
+        return {stack(parts, 0)};
+      });
+  node->num_outputs = static_cast<uint32_t>(steps.size());
+  node->next_edges = collect_next_edges({&xw});
+  for (size_t i = 0; i < steps.size(); ++i) set_history(steps[i], node, static_cast<uint32_t>(i));
+  return steps;
+}
 
 RNNBase::Mode rnn_mode(const std::string& nonlinearity) {
   EMBER_CHECK(nonlinearity == "tanh" || nonlinearity == "relu",
@@ -117,7 +145,7 @@ std::pair<Tensor, std::pair<Tensor, Tensor>> RNNBase::run_direction(const Cell& 
   // The input projection of every step in one GEMM: [seq * batch, in] @ W_ih^T.
   Tensor xw = linear(x.reshape({steps * batch, x.size(2)}), *c.w_ih, maybe(c.b_ih))
                   .view({steps, batch, num_gates() * hidden_size});
-  std::vector<Tensor> xs = unbind(xw, 0);
+  std::vector<Tensor> xs = unbind_steps(xw);
   std::vector<Tensor> outs(static_cast<size_t>(steps));
   for (int64_t s = 0; s < steps; ++s) {
     const int64_t t = reverse ? steps - 1 - s : s;
