@@ -9,5 +9,9 @@ function(ember_layer name dir)
   target_link_libraries(ember_${name} PUBLIC fmt::fmt OpenMP::OpenMP_CXX ${ARGN})
   # Thread-locals (grad mode, allocator caches) are read on every op: the
   # initial-exec model avoids a __tls_get_addr call per access.
-  target_compile_options(ember_${name} PRIVATE -ftls-model=initial-exec)
+  # No semantic interposition: calls inside libember may be inlined (Ember
+  # does not support replacing its functions with LD_PRELOAD). No errno from
+  # libm, so sqrt/exp loops vectorize.
+  target_compile_options(ember_${name} PRIVATE -ftls-model=initial-exec -fno-semantic-interposition
+                                               -fno-math-errno)
 endfunction()

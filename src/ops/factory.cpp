@@ -11,11 +11,15 @@
 namespace ember {
 
 Tensor empty(IntArrayRef sizes, TensorOptions opts) {
-  for (int64_t s : sizes)
-    EMBER_CHECK(s >= 0, "empty: sizes must be non-negative, got [{}]", fmt::join(sizes, ", "));
-  check_device_available(opts.device_);
+  int64_t n = 1;
+  bool negative = false;
+  for (int64_t s : sizes) {
+    negative |= s < 0;
+    n *= s;
+  }
+  EMBER_CHECK(!negative, "empty: sizes must be non-negative, got [{}]", fmt::join(sizes, ", "));
+  if (!opts.device_.is_cpu()) check_device_available(opts.device_);
   ScalarType dt = opts.dtype_or(kDefaultFloat);
-  int64_t n = compute_numel(sizes);
   auto storage = make_intrusive<StorageImpl>(static_cast<size_t>(n) * element_size(dt), opts.device_);
   Tensor t(make_intrusive<TensorImpl>(std::move(storage), dt, sizes));
   if (opts.requires_grad_) t.requires_grad_();

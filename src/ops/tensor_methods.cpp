@@ -12,6 +12,8 @@
 
 namespace ember {
 
+void Tensor::throw_undefined() { EMBER_ERROR("cannot use an undefined Tensor (default-constructed handle)"); }
+
 int64_t Tensor::size(int64_t d) const { return sizes()[wrap_dim(d, dim(), "size")]; }
 int64_t Tensor::stride(int64_t d) const { return strides()[wrap_dim(d, dim(), "stride")]; }
 

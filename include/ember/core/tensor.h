@@ -283,10 +283,13 @@ class Tensor {
   void register_hook(std::function<Tensor(const Tensor&)> hook) const;
 
  private:
+  // Kept tiny so it inlines into every accessor; the throw is out of line.
   const TensorImpl& checked() const {
-    EMBER_CHECK(impl_, "cannot use an undefined Tensor (default-constructed handle)");
+    if (!impl_) [[unlikely]]
+      throw_undefined();
     return *impl_;
   }
+  [[noreturn]] static void throw_undefined();
   IntrusivePtr<TensorImpl> impl_;
 };
 
