@@ -3,6 +3,7 @@
 
 #include "ember/nn/activation.h"
 #include "ember/nn/container.h"
+#include "ember/nn/conv.h"
 #include "ember/nn/dropout.h"
 #include "ember/nn/embedding.h"
 #include "ember/nn/flatten.h"
@@ -11,6 +12,7 @@
 #include "ember/nn/loss.h"
 #include "ember/nn/module.h"
 #include "ember/nn/normalization.h"
+#include "ember/nn/pooling.h"
 #include "ember/nn/serialize.h"
 #include "ember/nn/rnn.h"
 #include "ember/nn/attention.h"

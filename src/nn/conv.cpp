@@ -86,7 +86,7 @@ Tensor Conv1d::forward(const Tensor& input) {
     return conv1d(input, weight, bias_or_none(), stride, padding, dilation, groups);
   EMBER_CHECK(input.dim() == 3, "Conv1d: expected 3-D input (N, C, L), got [{}]", fmt::join(input.sizes().vec(), ", "));
   // String padding: a length-L signal is a 1 x L image.
-  return conv2d(input.unsqueeze(2), weight.unsqueeze(2), bias_or_none(), {1, stride[0]}, padding_mode,
+  return conv2d_padding_mode(input.unsqueeze(2), weight.unsqueeze(2), bias_or_none(), {1, stride[0]}, padding_mode,
                 {1, dilation[0]}, groups)
       .squeeze(2);
 }
@@ -98,7 +98,7 @@ Conv2d::Conv2d(int64_t in, int64_t out, ExpandingArray<2> kernel_size, Expanding
 
 Tensor Conv2d::forward(const Tensor& input) {
   if (padding_mode.empty()) return conv2d(input, weight, bias_or_none(), stride, padding, dilation, groups);
-  return conv2d(input, weight, bias_or_none(), stride, padding_mode, dilation, groups);
+  return conv2d_padding_mode(input, weight, bias_or_none(), stride, padding_mode, dilation, groups);
 }
 
 ConvTranspose2d::ConvTranspose2d(int64_t in, int64_t out, ExpandingArray<2> kernel_size, ExpandingArray<2> stride,

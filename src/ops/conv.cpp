@@ -250,8 +250,8 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Ten
                      expand_param(op, "dilation", dilation, 2), groups);
 }
 
-Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
-              std::string_view padding, IntArrayRef dilation, int64_t groups) {
+Tensor conv2d_padding_mode(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                           IntArrayRef stride, std::string_view padding, IntArrayRef dilation, int64_t groups) {
   const char* op = "conv2d";
   check_common(op, input, weight, bias, 2, groups, "(N, C, H, W)");
   DimVector s = expand_param(op, "stride", stride, 2), d = expand_param(op, "dilation", dilation, 2);

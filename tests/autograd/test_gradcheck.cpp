@@ -175,7 +175,7 @@ std::vector<GradCase> cases() {
   c.push_back({"conv2d_groups_dilation", {{1, 4, 6, 6}, {4, 2, 2, 3}, {4}},
                [](V x) { return one(conv2d(x[0], x[1], x[2], {1}, {1}, {2}, 2)); }});
   c.push_back({"conv2d_same", {{1, 2, 5, 5}, {2, 2, 2, 3}},
-               [](V x) { return one(conv2d(x[0], x[1], std::nullopt, {1, 1}, "same")); }});
+               [](V x) { return one(conv2d(x[0], x[1], std::nullopt, {1, 1}, kSame)); }});
   c.push_back({"conv1d", {{2, 2, 7}, {3, 2, 3}, {3}}, [](V x) { return one(conv1d(x[0], x[1], x[2], {2}, {1})); }});
   c.push_back({"conv_transpose2d", {{1, 2, 3, 4}, {2, 3, 3, 2}, {3}},
                [](V x) { return one(conv_transpose2d(x[0], x[1], x[2], {2}, {1}, {1})); }});

@@ -26,9 +26,9 @@ TEST_P(ConvVsTorch, Conv2d) {
   check_with_grads("conv2d_depthwise", {{1, 4, 5, 5}, {4, 1, 3, 3}},
                    [](const V& x) { return conv2d(x[0], x[1], std::nullopt, {2}, {1}, {1}, 4); }, dt);
   check_with_grads("conv2d_same_even", {{1, 2, 6, 7}, {3, 2, 4, 2}, {3}},
-                   [](const V& x) { return conv2d(x[0], x[1], x[2], {1, 1}, "same", {1, 2}); }, dt);
+                   [](const V& x) { return conv2d(x[0], x[1], x[2], {1, 1}, kSame, {1, 2}); }, dt);
   check_with_grads("conv2d_valid", {{1, 2, 5, 5}, {3, 2, 2, 2}},
-                   [](const V& x) { return conv2d(x[0], x[1], std::nullopt, {1, 1}, "valid"); }, dt);
+                   [](const V& x) { return conv2d(x[0], x[1], std::nullopt, {1, 1}, kValid); }, dt);
   check_with_grads("conv2d_no_bias_stride", {{1, 1, 5, 5}, {2, 1, 3, 3}},
                    [](const V& x) { return conv2d(x[0], x[1], std::nullopt, {2, 2}); }, dt);
 }
@@ -99,9 +99,9 @@ TEST(Conv, Errors) {
   expect_error([&] { conv2d(zeros({1, 3, 2, 2}), w); },
                {"padded input size per channel: (2 x 2). Kernel size: (3 x 3). Kernel size can't be greater than "
                 "actual input size"});
-  expect_error([&] { conv2d(x, w, std::nullopt, {2, 2}, "same"); },
+  expect_error([&] { conv2d(x, w, std::nullopt, {2, 2}, kSame); },
                {"padding='same' is not supported for strided convolutions"});
-  expect_error([&] { conv2d(x, w, std::nullopt, {1, 1}, "foo"); }, {"invalid padding string: 'foo'"});
+  expect_error([&] { conv2d(x, w, std::nullopt, {1, 1}, PaddingMode("foo")); }, {"invalid padding string: 'foo'"});
   expect_error([&] { conv2d(x.to(kFloat64), w); }, {"same dtype", "float64", "float32"});
   expect_error([] { conv2d(zeros({1, 1, 4, 4}, kInt64), zeros({1, 1, 1, 1}, kInt64)); },
                {"expected a floating-point input, got int64"});
@@ -190,3 +190,10 @@ TEST(ConvKernels, W6GeometryMatchesReference) {
 }
 
 }  // namespace
+
+TEST(Conv2d, BracedPaddingIsNotAString) {
+  // {0, 0} once matched a string_view overload ("same"/"valid") ambiguously.
+  Tensor x = ones({1, 1, 3, 3}), w = ones({1, 1, 2, 2});
+  EXPECT_EQ(conv2d(x, w, std::nullopt, {1, 1}, {0, 0}).sizes().vec(), (std::vector<int64_t>{1, 1, 2, 2}));
+  EXPECT_EQ(conv2d(x, w, std::nullopt, {1, 1}, kSame).sizes().vec(), (std::vector<int64_t>{1, 1, 3, 3}));
+}

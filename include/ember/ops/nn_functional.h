@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <string_view>
 #include <utility>
 
 #include "ember/core/tensor.h"
@@ -19,8 +20,21 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Ten
               IntArrayRef stride = {1, 1}, IntArrayRef padding = {0, 0}, IntArrayRef dilation = {1, 1},
               int64_t groups = 1);
 // padding = "same" or "valid" (stride must be 1 for "same").
-Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
-              std::string_view padding, IntArrayRef dilation = {1, 1}, int64_t groups = 1);
+Tensor conv2d_padding_mode(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                           IntArrayRef stride, std::string_view padding, IntArrayRef dilation = {1, 1},
+                           int64_t groups = 1);
+// A padding mode for conv2d (torch::kSame / torch::kValid). A distinct type,
+// so a braced padding like {0, 0} is never mistaken for a mode.
+struct PaddingMode {
+  constexpr explicit PaddingMode(std::string_view m) : mode(m) {}
+  std::string_view mode;
+};
+constexpr PaddingMode kSame{"same"};
+constexpr PaddingMode kValid{"valid"};
+inline Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
+                     PaddingMode padding, IntArrayRef dilation = {1, 1}, int64_t groups = 1) {
+  return conv2d_padding_mode(input, weight, bias, stride, padding.mode, dilation, groups);
+}
 // weight [C_in, C_out / groups, kH, kW].
 Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias = std::nullopt,
                         IntArrayRef stride = {1, 1}, IntArrayRef padding = {0, 0},
