@@ -1,0 +1,50 @@
+// W8: TransformerEncoder train step (4 layers, d_model 256, 4 heads, ff 1024,
+// dropout 0.1 in train mode, batch_first, batch 16, seq 128): forward,
+// loss = output.pow(2).mean(), backward, AdamW step, zero_grad — steps/s.
+// Twin: /work/shared/anchors/w8_transformer.py --threads 2 (run alternately,
+// compare medians). Run with --benchmark_repetitions=5.
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+
+#include "ember/ember.h"
+#include "ember/nn/transformer.h"
+#include "ember/optim/adam.h"
+
+using namespace ember;
+
+namespace {
+
+// 2 threads (the twin's setting) unless OMP_NUM_THREADS says otherwise.
+void set_threads() {
+  static bool done = [] {
+    if (!std::getenv("OMP_NUM_THREADS")) set_num_threads(2);
+    return true;
+  }();
+  (void)done;
+}
+
+void BM_transformer_train_step(benchmark::State& state) {
+  set_threads();
+  manual_seed(0);
+  nn::TransformerEncoderLayer layer(256, 4, 1024, 0.1, "relu", 1e-5, /*batch_first=*/true);
+  nn::TransformerEncoder model(layer, 4);
+  model.train();
+  optim::AdamW opt(model.parameters(), {.lr = 1e-4});
+  Tensor x = randn({16, 128, 256});
+  auto step = [&] {
+    Tensor loss = mean(pow(model.forward(x), 2));
+    loss.backward();
+    opt.step();
+    opt.zero_grad(true);
+  };
+  for (int i = 0; i < 2; ++i) step();  // warm-up, like the twin
+  for (auto _ : state) step();
+  state.counters["steps/s"] = benchmark::Counter(1, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+}  // namespace
+
+BENCHMARK(BM_transformer_train_step)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
+
+BENCHMARK_MAIN();
