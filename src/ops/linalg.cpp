@@ -200,8 +200,9 @@ Tensor mm(const Tensor& a, const Tensor& b) {
   }
   if (any_requires_grad({&a, &b})) {
     SavedTensor sa = save(a), sb = save(b);
-    record("MmBackward0", {&a, &b}, {sa, sb}, out, [sa, sb](const variable_list& g) -> variable_list {
-      return {mm(g[0], sb.unpack().t()), mm(sa.unpack().t(), g[0])};
+    bool need_a = a.requires_grad(), need_b = b.requires_grad();
+    record("MmBackward0", {&a, &b}, {sa, sb}, out, [sa, sb, need_a, need_b](const variable_list& g) -> variable_list {
+      return {need_a ? mm(g[0], sb.unpack().t()) : Tensor(), need_b ? mm(sa.unpack().t(), g[0]) : Tensor()};
     });
   }
   return out;
@@ -372,14 +373,15 @@ Tensor linear(const Tensor& x, const Tensor& weight, const std::optional<Tensor>
     SavedTensor sx = save(x), sw = save(weight);
     // Fresh handle: `result` is a view of `out`, and the history belongs to the op.
     result = result.detach();
+    // Only the gradients some input needs: the input of a first layer (data)
+    // usually needs none, and its matmul is the largest of the three.
+    bool need_x = x.requires_grad(), need_w = weight.requires_grad(), need_b = b.defined() && b.requires_grad();
     record("LinearBackward0", {&x, &weight, &b}, {sx, sw}, result,
-           [sx, sw, in, has_bias = bias.has_value(), bias_shape = bias ? DimVector(bias->sizes()) : DimVector(),
+           [sx, sw, in, need_x, need_w, need_b, bias_shape = bias ? DimVector(bias->sizes()) : DimVector(),
             bias_dtype = bias ? bias->dtype() : x.dtype()](const variable_list& g) -> variable_list {
-             Tensor xv = sx.unpack(), wv = sw.unpack();
-             Tensor g2 = g[0].reshape({-1, g[0].size(-1)});
-             Tensor gx = matmul(g[0], wv);
-             Tensor gw = mm(g2.t(), xv.reshape({-1, in}));
-             Tensor gb = has_bias ? grad_for(g[0], bias_shape, bias_dtype) : Tensor();
+             Tensor gx = need_x ? matmul(g[0], sw.unpack()) : Tensor();
+             Tensor gw = need_w ? mm(g[0].reshape({-1, g[0].size(-1)}).t(), sx.unpack().reshape({-1, in})) : Tensor();
+             Tensor gb = need_b ? grad_for(g[0], bias_shape, bias_dtype) : Tensor();
              return {gx, gw, gb};
            });
   }
