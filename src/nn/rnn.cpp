@@ -20,32 +20,9 @@ std::string shape_str(const Tensor& t) { return fmt::format("[{}]", fmt::join(t.
 
 std::optional<Tensor> maybe(const Tensor* t) { return t ? std::optional<Tensor>(*t) : std::nullopt; }
 
-// The steps of xw [seq, batch, n] as seq tensors with one backward node that
-// stacks their gradients. unbind()'s per-step select would each embed its
-// gradient into a zero [seq, batch, n] tensor and the engine would sum seq of
-// them: quadratic in seq, and most of an LSTM's backward time at seq 50.
-// (Belongs in ops' unbind, PyTorch's UnbindBackward; kept here until then.)
-std::vector<Tensor> unbind_steps(const Tensor& xw) {
-  std::vector<Tensor> steps;
-  {
-    NoGradGuard no_grad;  // plain views; the history is set below
-    steps = unbind(xw, 0);
-  }
-  if (!any_requires_grad({&xw})) return steps;
-  auto node = make_node<LambdaNode<std::function<variable_list(const variable_list&)>>>(
-      "UnbindBackward0", std::vector<SavedTensor>{}, [](const variable_list& g) -> variable_list {
-        const Tensor* like = nullptr;
-        for (const Tensor& t : g)
-          if (t.defined()) like = &t;
-        std::vector<Tensor> parts(g.size());
-        for (size_t i = 0; i < g.size(); ++i) parts[i] = g[i].defined() ? g[i] : zeros_like(*like);
-        return {stack(parts, 0)};
-      });
-  node->num_outputs = static_cast<uint32_t>(steps.size());
-  node->next_edges = collect_next_edges({&xw});
-  for (size_t i = 0; i < steps.size(); ++i) set_history(steps[i], node, static_cast<uint32_t>(i));
-  return steps;
-}
+// The steps of xw [seq, batch, n]; unbind's single backward node stacks
+// their gradients (linear in seq).
+std::vector<Tensor> unbind_steps(const Tensor& xw) { return unbind(xw, 0); }
 
 RNNBase::Mode rnn_mode(const std::string& nonlinearity) {
   EMBER_CHECK(nonlinearity == "tanh" || nonlinearity == "relu",

@@ -219,9 +219,31 @@ std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim) {
 std::vector<Tensor> unbind(const Tensor& t, int64_t dim) {
   EMBER_CHECK_INDEX(t.dim() > 0, "unbind: Dimension specified as {} but tensor has no dimensions", dim);
   dim = wrap_dim(dim, t.dim(), "unbind");
+  const int64_t n = t.sizes()[dim];
   std::vector<Tensor> out;
-  out.reserve(t.sizes()[dim]);
-  for (int64_t i = 0; i < t.sizes()[dim]; ++i) out.push_back(t.select(dim, i));
+  out.reserve(n);
+  {
+    NoGradGuard no_grad;  // plain views; one node below gives them their history
+    for (int64_t i = 0; i < n; ++i) out.push_back(t.select(dim, i));
+  }
+  if (n == 0 || !any_requires_grad({&t})) return out;
+  // One UnbindBackward node stacks the pieces' gradients. Per-piece select
+  // nodes would each embed a gradient into a zero tensor of t's full shape
+  // and the engine would sum n of them: quadratic (RNN steps hit this).
+  DimVector piece(t.sizes());
+  piece.erase(dim);
+  auto fn = [dim, piece](const variable_list& g) -> variable_list {
+    ScalarType dt = kFloat32;
+    for (const Tensor& x : g)
+      if (x.defined()) dt = x.dtype();
+    std::vector<Tensor> parts(g.size());
+    for (size_t i = 0; i < g.size(); ++i) parts[i] = g[i].defined() ? g[i] : zeros(piece, dt);
+    return {stack(parts, dim)};
+  };
+  auto node = make_node<LambdaNode<decltype(fn)>>("UnbindBackward0", std::vector<SavedTensor>{}, fn);
+  node->num_outputs = static_cast<uint32_t>(n);
+  node->next_edges = collect_next_edges({&t});
+  for (int64_t i = 0; i < n; ++i) set_history(out[i], node, static_cast<uint32_t>(i), /*is_view=*/true);
   return out;
 }
 
