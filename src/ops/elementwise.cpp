@@ -500,14 +500,13 @@ namespace {
 
 // A unary op whose derivative is f(grad, input, result).
 template <typename F>
-Tensor unary_with_grad(Op op, const char* node, const Tensor& a, Tensor out, F formula) {
+Tensor unary_with_grad(const char* node, const Tensor& a, Tensor out, F formula) {
   if (any_requires_grad({&a})) {
     SavedTensor sa = save(a), so = save_output(out);
     record(node, {&a}, {sa, so}, out, [sa, so, formula](const variable_list& g) -> variable_list {
       return {formula(g[0], sa, so)};
     });
   }
-  (void)op;
   return out;
 }
 
@@ -529,53 +528,53 @@ Tensor neg(const Tensor& a) {
   EMBER_CHECK_TYPE(a.dtype() != kBool,
                    "neg: negation, the `-` operator, on a bool tensor is not supported. If you are "
                    "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
-  return unary_with_grad(Op::neg, "NegBackward0", a, unary_same(Op::neg, a), [](EMBER_G) { (void)x; (void)y; return neg(g); });
+  return unary_with_grad("NegBackward0", a, unary_same(Op::neg, a), [](EMBER_G) { (void)x; (void)y; return neg(g); });
 }
 Tensor abs(const Tensor& a) {
   EMBER_CHECK_TYPE(a.dtype() != kBool, "abs: not supported for bool tensors");
-  return unary_with_grad(Op::abs, "AbsBackward0", a, unary_same(Op::abs, a), [](EMBER_G) { (void)y; return g * sign(x.unpack()); });
+  return unary_with_grad("AbsBackward0", a, unary_same(Op::abs, a), [](EMBER_G) { (void)y; return g * sign(x.unpack()); });
 }
 Tensor exp(const Tensor& a) {
-  return unary_with_grad(Op::exp, "ExpBackward0", a, unary_float(Op::exp, a), [](EMBER_G) { (void)x; return g * y.unpack(); });
+  return unary_with_grad("ExpBackward0", a, unary_float(Op::exp, a), [](EMBER_G) { (void)x; return g * y.unpack(); });
 }
 Tensor expm1(const Tensor& a) {
-  return unary_with_grad(Op::expm1, "Expm1Backward0", a, unary_float(Op::expm1, a),
+  return unary_with_grad("Expm1Backward0", a, unary_float(Op::expm1, a),
                          [](EMBER_G) { (void)x; return g * (y.unpack() + 1); });
 }
 Tensor log(const Tensor& a) {
-  return unary_with_grad(Op::log, "LogBackward0", a, unary_float(Op::log, a), [](EMBER_G) { (void)y; return g / x.unpack(); });
+  return unary_with_grad("LogBackward0", a, unary_float(Op::log, a), [](EMBER_G) { (void)y; return g / x.unpack(); });
 }
 Tensor log1p(const Tensor& a) {
-  return unary_with_grad(Op::log1p, "Log1PBackward0", a, unary_float(Op::log1p, a),
+  return unary_with_grad("Log1PBackward0", a, unary_float(Op::log1p, a),
                          [](EMBER_G) { (void)y; return g / (x.unpack() + 1); });
 }
 Tensor sqrt(const Tensor& a) {
-  return unary_with_grad(Op::sqrt, "SqrtBackward0", a, unary_float(Op::sqrt, a),
+  return unary_with_grad("SqrtBackward0", a, unary_float(Op::sqrt, a),
                          [](EMBER_G) { (void)x; return g / (2 * y.unpack()); });
 }
 Tensor rsqrt(const Tensor& a) {
-  return unary_with_grad(Op::rsqrt, "RsqrtBackward0", a, unary_float(Op::rsqrt, a), [](EMBER_G) {
+  return unary_with_grad("RsqrtBackward0", a, unary_float(Op::rsqrt, a), [](EMBER_G) {
     (void)x;
     Tensor r = y.unpack();
     return g * (r * r * r) * -0.5;
   });
 }
 Tensor sin(const Tensor& a) {
-  return unary_with_grad(Op::sin, "SinBackward0", a, unary_float(Op::sin, a), [](EMBER_G) { (void)y; return g * cos(x.unpack()); });
+  return unary_with_grad("SinBackward0", a, unary_float(Op::sin, a), [](EMBER_G) { (void)y; return g * cos(x.unpack()); });
 }
 Tensor cos(const Tensor& a) {
-  return unary_with_grad(Op::cos, "CosBackward0", a, unary_float(Op::cos, a),
+  return unary_with_grad("CosBackward0", a, unary_float(Op::cos, a),
                          [](EMBER_G) { (void)y; return neg(g) * sin(x.unpack()); });
 }
 Tensor tanh(const Tensor& a) {
-  return unary_with_grad(Op::tanh, "TanhBackward0", a, unary_float(Op::tanh, a), [](EMBER_G) {
+  return unary_with_grad("TanhBackward0", a, unary_float(Op::tanh, a), [](EMBER_G) {
     (void)x;
     Tensor r = y.unpack();
     return g * (1 - r * r);
   });
 }
 Tensor sigmoid(const Tensor& a) {
-  return unary_with_grad(Op::sigmoid, "SigmoidBackward0", a, unary_float(Op::sigmoid, a), [](EMBER_G) {
+  return unary_with_grad("SigmoidBackward0", a, unary_float(Op::sigmoid, a), [](EMBER_G) {
     (void)x;
     Tensor r = y.unpack();
     return g * r * (1 - r);
@@ -583,7 +582,7 @@ Tensor sigmoid(const Tensor& a) {
 }
 Tensor relu(const Tensor& a) {
   EMBER_CHECK_TYPE(a.dtype() != kBool, "relu: not supported for bool tensors");
-  return unary_with_grad(Op::relu, "ReluBackward0", a, unary_same(Op::relu, a),
+  return unary_with_grad("ReluBackward0", a, unary_same(Op::relu, a),
                          [](EMBER_G) { (void)x; return where(gt(y.unpack(), 0.0), g, zeros({}, g.dtype())); });
 }
 Tensor gelu(const Tensor& a, std::string_view approximate) {
@@ -592,7 +591,7 @@ Tensor gelu(const Tensor& a, std::string_view approximate) {
   EMBER_CHECK_TYPE(is_floating_point(a.dtype()), "gelu: expected a floating-point tensor, got {}",
                    to_string(a.dtype()));
   if (approximate == "none") {
-    return unary_with_grad(Op::gelu, "GeluBackward0", a, unary_same(Op::gelu, a), [](EMBER_G) {
+    return unary_with_grad("GeluBackward0", a, unary_same(Op::gelu, a), [](EMBER_G) {
       (void)y;
       Tensor v = x.unpack();
       Tensor cdf = (erf(v * kSqrt1_2) + 1) * 0.5;
@@ -600,7 +599,7 @@ Tensor gelu(const Tensor& a, std::string_view approximate) {
       return g * (cdf + v * pdf);
     });
   }
-  return unary_with_grad(Op::gelu_tanh, "GeluBackward0", a, unary_same(Op::gelu_tanh, a), [](EMBER_G) {
+  return unary_with_grad("GeluBackward0", a, unary_same(Op::gelu_tanh, a), [](EMBER_G) {
     (void)y;
     constexpr double k = 0.7978845608028654, c = 0.044715;
     Tensor v = x.unpack();
@@ -613,7 +612,7 @@ Tensor gelu(const Tensor& a, std::string_view approximate) {
 Tensor silu(const Tensor& a) {
   EMBER_CHECK_TYPE(is_floating_point(a.dtype()), "silu: expected a floating-point tensor, got {}",
                    to_string(a.dtype()));
-  return unary_with_grad(Op::silu, "SiluBackward0", a, unary_same(Op::silu, a), [](EMBER_G) {
+  return unary_with_grad("SiluBackward0", a, unary_same(Op::silu, a), [](EMBER_G) {
     (void)y;
     Tensor v = x.unpack();
     Tensor s = sigmoid(v);
@@ -621,14 +620,14 @@ Tensor silu(const Tensor& a) {
   });
 }
 Tensor erf(const Tensor& a) {
-  return unary_with_grad(Op::erf, "ErfBackward0", a, unary_float(Op::erf, a), [](EMBER_G) {
+  return unary_with_grad("ErfBackward0", a, unary_float(Op::erf, a), [](EMBER_G) {
     (void)y;
     Tensor v = x.unpack();
     return g * exp(neg(v * v)) * k2InvSqrtPi;
   });
 }
 Tensor reciprocal(const Tensor& a) {
-  return unary_with_grad(Op::reciprocal, "ReciprocalBackward0", a, unary_float(Op::reciprocal, a), [](EMBER_G) {
+  return unary_with_grad("ReciprocalBackward0", a, unary_float(Op::reciprocal, a), [](EMBER_G) {
     (void)x;
     Tensor r = y.unpack();
     return neg(g) * r * r;
