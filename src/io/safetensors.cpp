@@ -11,8 +11,8 @@
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <random>
 
+#include "ember/io/atomic_file.h"
 #include "ember/ops/factory.h"
 
 namespace ember::safetensors {
@@ -87,61 +87,8 @@ std::string save(const StateDict& tensors, const Metadata& metadata) {
   return out;
 }
 
-namespace {
-// Owns a file descriptor; unlinks the temporary file unless committed.
-class TempFile {
- public:
-  explicit TempFile(const std::string& target) {
-    std::random_device rd;
-    path_ = fmt::format("{}.tmp.{}.{:08x}", target, static_cast<long>(::getpid()), rd());
-    fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    EMBER_CHECK(fd_ >= 0, "safetensors: cannot create '{}' to write '{}': {}", path_, target, errno_text());
-  }
-  ~TempFile() {
-    if (fd_ >= 0) ::close(fd_);
-    if (!committed_) ::unlink(path_.c_str());
-  }
-  TempFile(const TempFile&) = delete;
-  TempFile& operator=(const TempFile&) = delete;
-
-  void write_all(const std::string& data, const std::string& target) {
-    size_t done = 0;
-    while (done < data.size()) {
-      ssize_t w = ::write(fd_, data.data() + done, data.size() - done);
-      if (w < 0 && errno == EINTR) continue;
-      EMBER_CHECK(w > 0, "safetensors: writing '{}' failed: {}", target, errno_text());
-      done += static_cast<size_t>(w);
-    }
-  }
-  void commit(const std::string& target) {
-    EMBER_CHECK(::fsync(fd_) == 0, "safetensors: fsync of '{}' failed: {}", target, errno_text());
-    int rc = ::close(fd_);
-    fd_ = -1;
-    EMBER_CHECK(rc == 0, "safetensors: closing '{}' failed: {}", target, errno_text());
-    EMBER_CHECK(::rename(path_.c_str(), target.c_str()) == 0, "safetensors: renaming '{}' to '{}' failed: {}", path_,
-                target, errno_text());
-    committed_ = true;
-    // Persist the rename itself.
-    std::string dir = target.find('/') == std::string::npos ? "." : target.substr(0, target.rfind('/') + 1);
-    int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-      ::fsync(dfd);
-      ::close(dfd);
-    }
-  }
-
- private:
-  std::string path_;
-  int fd_ = -1;
-  bool committed_ = false;
-};
-}  // namespace
-
 void save_file(const StateDict& tensors, const std::string& path, const Metadata& metadata) {
-  std::string bytes = save(tensors, metadata);
-  TempFile tmp(path);
-  tmp.write_all(bytes, path);
-  tmp.commit(path);
+  io::write_file_atomic(path, save(tensors, metadata), "safetensors");
 }
 
 // ---- reading ----
