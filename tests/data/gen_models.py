@@ -163,6 +163,7 @@ def prepare(name, model):
         put(f"{name}.s.{k}", v, f32=v.is_floating_point())
     META[f"{name}.keys"] = ",".join(model.state_dict().keys())
     META[f"{name}.numel"] = str(sum(p.numel() for p in model.parameters()))
+    META[f"{name}.repr"] = repr(model)
 
 
 def rand_input(*shape):

@@ -1,6 +1,7 @@
 // The zoo's models against their PyTorch 1.13 twins (tests/data/gen_models.py):
 // state_dict keys, parameter counts, reprs, outputs and gradients for the
 // same weights; shapes, padding independence, errors.
+#include <cmath>
 #include <memory>
 #include <numeric>
 
@@ -48,11 +49,12 @@ int64_t numel_of(const nn::Module& m) {
   return n;
 }
 
-// Keys and parameter count equal to the twin's; then the twin's state
+// Keys, parameter count and repr equal to the twin's; then the twin's state
 // (stored under "<name>.s.") loaded strictly into m, in float64.
 void load_twin(nn::Module& m, const std::string& name) {
   EXPECT_EQ(keys_of(m), meta(name + ".keys"));
   EXPECT_EQ(std::to_string(numel_of(m)), meta(name + ".numel"));
+  EXPECT_EQ(m.repr(), meta(name + ".repr"));
   m.to(kFloat64);
   StateDict d;
   const std::string prefix = name + ".s.";
@@ -157,6 +159,11 @@ TEST(TrainModels, ResNetKeysCountsAndReprAreTorchvisions) {
   EXPECT_EQ(keys_of(r18), meta("resnet18.keys"));
   EXPECT_EQ(numel_of(r18), 11173962);
   EXPECT_EQ(r18.repr(), meta("resnet18.repr"));
+  // torchvision's init: convolutions ~ N(0, 2 / fan_out), no bias; BatchNorm weight 1.
+  const double he_std = std::sqrt(2.0 / (64 * 3 * 3));
+  EXPECT_NEAR(r18.layer1->get_submodule("0.conv1")->state_dict().at("weight").std().item<double>(), he_std,
+              0.03 * he_std);
+  EXPECT_EQ(r18.bn1->weight.sum().item<double>(), 64.0);
   ResNet r34({.depth = 34});
   EXPECT_EQ(keys_of(r34), meta("resnet34.keys"));
   EXPECT_EQ(std::to_string(numel_of(r34)), meta("resnet34.numel"));
