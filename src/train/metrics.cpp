@@ -20,6 +20,7 @@ namespace {
 
 std::string shape_str(IntArrayRef s) { return fmt::format("[{}]", fmt::join(s, ", ")); }
 
+// zero_division=0; see Note [metric definitions].
 double ratio(double num, double den) { return den == 0.0 ? 0.0 : num / den; }
 
 // Ranking order of torch.argmax/torch.topk: NaN above every number, and on

@@ -162,7 +162,7 @@ MetricsTable MetricsTable::from_csv(const std::string& text, const std::string& 
       if (!f.empty() && f.front() == '+') f.remove_prefix(1);
       auto [end, ec] = std::from_chars(f.data(), f.data() + f.size(), v);
       EMBER_CHECK(!f.empty() && ec == std::errc() && end == f.data() + f.size(),
-                  "{}:{}: column '{}' has '{}', which is not a number", source_name, line_no, table.columns_[i],
+                  "{}:{}: column '{}' has '{}', which is not a number a double can hold", source_name, line_no, table.columns_[i],
                   fields[i]);
       values.push_back(v);
     }
