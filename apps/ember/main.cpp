@@ -1,21 +1,124 @@
-// The `ember` command. Until the training workflow exists it offers
-// `ember version` and `ember info`.
-#include <cstdio>
-#include <cstring>
+// The `ember` command: train, eval, version, info.
+//   ember train CONFIG.yaml [key=value ...]
+//   ember train --resume RUN_DIR [key=value ...]
+//   ember eval RUN_DIR|CHECKPOINT [--split test]
+// Exit codes: 0 success, 1 the run failed, 2 usage or configuration error.
+#include <CLI/CLI.hpp>
 
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "ember/core/parallel.h"
 #include "ember/ember.h"
+#include "ember/train/config.h"
+#include "ember/train/trainer.h"
+#include "ember/train/zoo.h"
+
+using namespace ember;
+
+namespace {
+
+constexpr int kOk = 0, kRunFailed = 1, kUsage = 2;
+
+// Every option with its default and help: the base schema plus each zoo
+// model's options.
+std::string options_help() {
+  std::string out = "\nConfig options (set in CONFIG.yaml or as key=value):\n";
+  train::Schema base = train::experiment_schema(train::model_names().front());
+  auto print = [&](const train::OptionSpec& o) {
+    std::string def = train::value_to_text(o.default_value);
+    if (o.type == train::ValueType::String) def = "\"" + def + "\"";
+    out += fmt::format("  {:<34} {:<12} {}", o.key, def, o.help);
+    if (!o.choices.empty()) out += fmt::format(" [{}]", fmt::join(o.choices, ", "));
+    out += "\n";
+  };
+  for (const train::OptionSpec& o : base.options())
+    if (o.key.rfind("model.", 0) != 0 || o.key == "model.name") print(o);
+  for (const std::string& name : train::model_names()) {
+    const train::ModelEntry& m = train::find_model(name);
+    out += fmt::format("\nmodel.name = {}: {}\n", name, m.help);
+    for (const train::OptionSpec& o : m.options.options()) print(o);
+  }
+  return out;
+}
+
+int run_train(const std::vector<std::string>& args, const std::string& resume) {
+  std::string config_path;
+  std::vector<std::string> overrides;
+  for (const std::string& a : args) {
+    if (a.find('=') != std::string::npos) overrides.push_back(a);
+    else if (config_path.empty() && resume.empty()) config_path = a;
+    else throw train::ConfigError(fmt::format("unexpected argument '{}': expected key=value overrides after {}", a,
+                                              resume.empty() ? "CONFIG.yaml" : "--resume RUN_DIR"));
+  }
+  if (resume.empty() && config_path.empty())
+    throw train::ConfigError("ember train needs CONFIG.yaml (e.g. configs/fashion_mnist_cnn.yaml) or --resume RUN_DIR");
+  train::Trainer trainer = resume.empty() ? train::Trainer(train::load_config(config_path, overrides))
+                                          : train::Trainer::resume(resume, {}, overrides);
+  train::TrainResult r = trainer.fit();
+  return r.finished ? kOk : kRunFailed;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
-  if (argc >= 2 && (std::strcmp(argv[1], "version") == 0 || std::strcmp(argv[1], "--version") == 0)) {
-    std::printf("ember %s\n", ember::version());
-    return 0;
+  CLI::App app{"Ember: train, evaluate and ship deep-learning models in C++"};
+  app.name("ember");
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("ember ") + version());
+
+  CLI::App* train_cmd = app.add_subcommand("train", "train a model from a YAML config, or resume a run");
+  std::vector<std::string> train_args;
+  std::string resume_dir;
+  train_cmd->add_option("args", train_args, "CONFIG.yaml followed by key=value overrides (e.g. optim.lr=3e-4)");
+  train_cmd->add_option("--resume", resume_dir, "continue the run in RUN_DIR from its last.ckpt")->type_name("RUN_DIR");
+  train_cmd->footer([] { return options_help(); });
+
+  CLI::App* eval_cmd = app.add_subcommand("eval", "evaluate a run's best.ckpt (or a checkpoint file)");
+  std::string eval_target, split = "test";
+  eval_cmd->add_option("target", eval_target, "RUN_DIR or CHECKPOINT")->required();
+  eval_cmd->add_option("--split", split, "data split: test, val or train")->capture_default_str()
+      ->check(CLI::IsMember({"test", "val", "train"}));
+
+  CLI::App* version_cmd = app.add_subcommand("version", "print the version");
+  CLI::App* info_cmd = app.add_subcommand("info", "print build and machine information");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kUsage;
   }
-  if (argc >= 2 && std::strcmp(argv[1], "info") == 0) {
-    std::printf("ember %s\nthreads: %d\n", ember::version(), ember::get_num_threads());
-    return 0;
+
+  try {
+    if (*version_cmd) {
+      std::printf("ember %s\n", version());
+      return kOk;
+    }
+    if (*info_cmd) {
+      std::printf("ember %s\nthreads: %d\nmodels: %s\n", version(), get_num_threads(),
+                  fmt::format("{}", fmt::join(train::model_names(), ", ")).c_str());
+      return kOk;
+    }
+    if (*train_cmd) return run_train(train_args, resume_dir);
+    if (*eval_cmd) {
+      train::evaluate(eval_target, split, std::cout);
+      return kOk;
+    }
+  } catch (const train::ConfigError& e) {
+    std::fprintf(stderr, "ember: error: %s\n", e.what());
+    return kUsage;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ember: run failed: %s\n", e.what());
+    return kRunFailed;
   }
-  std::fprintf(stderr,
-               "usage: ember <command>\n\ncommands:\n  version   print the version\n  info      print "
-               "build and machine information\n");
-  return argc >= 2 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) ? 0 : 2;
+  return kUsage;
 }

@@ -3,6 +3,7 @@
 // byte-identical files.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>

@@ -1,0 +1,70 @@
+// The training workflow: config in, run directory out.
+//
+//   Config c = load_config("configs/fashion_mnist_cnn.yaml", {"optim.lr=3e-4"});
+//   TrainResult r = Trainer(c).fit();          // runs/<name>-<timestamp>/
+//   TrainResult r2 = Trainer::resume(r.run_dir).fit();
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ember/train/config.h"
+
+namespace ember::train {
+
+// A training run that cannot continue (non-finite loss, I/O failure); the
+// `ember` command exits with 1.
+class RunError : public Error {
+ public:
+  using Error::Error;
+};
+
+struct TrainOptions {
+  std::ostream* out = nullptr;  // terminal output (default std::cout); train.log gets the same lines
+  // Stop (as if interrupted) after this many epochs in this process; 0: no
+  // limit. A later resume continues exactly.
+  int64_t stop_after_epochs = 0;
+  std::string run_dir;  // explicit run directory (default runs/<name>-<timestamp>)
+};
+
+struct TrainResult {
+  std::string run_dir;
+  int64_t epochs_completed = 0;
+  bool stopped_early = false;
+  bool finished = false;  // all epochs done or stopped early (not interrupted)
+  std::vector<std::pair<std::string, double>> test_metrics;  // with best.ckpt's weights
+};
+
+class Trainer {
+ public:
+  explicit Trainer(Config config, TrainOptions options = {});
+  // A run continued from RUN_DIR/last.ckpt, with the config stored there
+  // and `overrides` applied to it (e.g. train.epochs=20 to train longer).
+  static Trainer resume(const std::string& run_dir, TrainOptions options = {},
+                        const std::vector<std::string>& overrides = {});
+  ~Trainer();
+  Trainer(Trainer&&) noexcept;
+
+  TrainResult fit();
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
+
+struct EvalResult {
+  std::string split;
+  std::vector<std::pair<std::string, double>> metrics;
+  std::vector<std::vector<int64_t>> confusion;
+};
+
+// Loads RUN_DIR's best.ckpt (or a checkpoint file) and evaluates it in eval
+// mode under no-grad on `split` ("test", "val" or "train"); writes
+// eval_<split>.json next to the checkpoint.
+EvalResult evaluate(const std::string& run_dir_or_checkpoint, const std::string& split, std::ostream& out);
+
+}  // namespace ember::train

@@ -1,0 +1,91 @@
+// The experiment schema: every option the trainer reads, with its default
+// and help text (what `ember train --help` prints and config.yaml records).
+#include "ember/train/config.h"
+#include "ember/train/data_setup.h"
+#include "ember/train/zoo.h"
+
+namespace ember::train {
+
+namespace {
+
+using S = std::vector<std::string>;
+using F = std::vector<double>;
+using I = std::vector<int64_t>;
+
+Schema base_schema() {
+  return Schema{
+      {"model.name", ValueType::String, std::string("cnn"), "model of the zoo (or one registered by the program)"},
+
+      {"optim.name", ValueType::String, std::string("adam"), "optimizer",
+       {"sgd", "adam", "adamw", "rmsprop", "adagrad"}},
+      {"optim.lr", ValueType::Float, 1e-3, "learning rate"},
+      {"optim.weight_decay", ValueType::Float, 0.0, "L2 penalty (decoupled for adamw)"},
+      {"optim.momentum", ValueType::Float, 0.0, "momentum (sgd, rmsprop)"},
+      {"optim.nesterov", ValueType::Bool, false, "Nesterov momentum (sgd)"},
+      {"optim.betas", ValueType::FloatList, F{0.9, 0.999}, "Adam betas"},
+      {"optim.eps", ValueType::Float, 1e-8, "denominator epsilon (adam, adamw, rmsprop, adagrad)"},
+      {"optim.alpha", ValueType::Float, 0.99, "smoothing constant (rmsprop)"},
+      {"optim.no_decay_norm_and_bias", ValueType::Bool, false,
+       "param groups: no weight decay for biases and normalisation weights"},
+
+      {"schedule.name", ValueType::String, std::string("none"), "learning-rate schedule, stepped once per epoch "
+       "(onecycle: per step; plateau: on the checkpoint metric)",
+       {"none", "step", "multistep", "exponential", "cosine", "linear", "onecycle", "plateau"}},
+      {"schedule.warmup_epochs", ValueType::Int, int64_t{0}, "linear warmup epochs before the schedule"},
+      {"schedule.warmup_start_factor", ValueType::Float, 0.1, "lr factor at the start of warmup"},
+      {"schedule.step_size", ValueType::Int, int64_t{10}, "epochs per decay (step)"},
+      {"schedule.gamma", ValueType::Float, 0.1, "decay factor (step, multistep, exponential)"},
+      {"schedule.milestones", ValueType::IntList, I{}, "epochs at which to decay (multistep)"},
+      {"schedule.t_max", ValueType::Int, int64_t{0}, "cosine period in epochs (0: train.epochs minus warmup)"},
+      {"schedule.eta_min", ValueType::Float, 0.0, "minimum lr (cosine)"},
+      {"schedule.end_factor", ValueType::Float, 0.0, "final lr factor (linear)"},
+      {"schedule.max_lr", ValueType::Float, 0.0, "peak lr (onecycle; 0: 10 x optim.lr)"},
+      {"schedule.factor", ValueType::Float, 0.1, "decay factor (plateau)"},
+      {"schedule.patience", ValueType::Int, int64_t{3}, "epochs without improvement before decaying (plateau)"},
+
+      {"train.epochs", ValueType::Int, int64_t{10}, "number of epochs"},
+      {"train.seed", ValueType::Int, int64_t{0}, "seed of initialisation, data order, dropout and augmentation"},
+      {"train.deterministic", ValueType::Bool, true,
+       "same seed + same threads => bitwise-identical results (Ember's kernels are deterministic)"},
+      {"train.threads", ValueType::Int, int64_t{0}, "intra-op threads (0: all cores)"},
+      {"train.grad_accum_steps", ValueType::Int, int64_t{1}, "batches per optimizer step (effective batch = "
+       "batch_size x steps)"},
+      {"train.grad_clip_norm", ValueType::Float, 0.0, "clip the global gradient norm to this (0: off)"},
+      {"train.mixed_precision", ValueType::String, std::string("none"), "autocast matmul/conv to bf16 "
+       "with float32 master weights", {"none", "bf16"}},
+      {"train.nonfinite_loss", ValueType::String, std::string("stop"), "what to do on a NaN/Inf loss",
+       {"stop", "skip"}},
+      {"train.label_smoothing", ValueType::Float, 0.0, "label smoothing of the cross-entropy loss"},
+      {"train.top_k", ValueType::Int, int64_t{5}, "also report top-k accuracy (0: off; only when k < classes)"},
+      {"train.early_stopping.monitor", ValueType::String, std::string(""), "metric to watch (e.g. val_loss; "
+       "empty: off)"},
+      {"train.early_stopping.mode", ValueType::String, std::string("auto"), "min, max, or auto (max for "
+       "accuracy/precision/recall/f1, else min)", {"auto", "min", "max"}},
+      {"train.early_stopping.patience", ValueType::Int, int64_t{5}, "epochs without improvement before stopping"},
+      {"train.early_stopping.min_delta", ValueType::Float, 0.0, "smallest change that counts as improvement"},
+      {"train.checkpoint.monitor", ValueType::String, std::string("val_loss"), "metric that selects best.ckpt "
+       "(falls back to train_loss without a validation split)"},
+      {"train.checkpoint.mode", ValueType::String, std::string("auto"), "min, max, or auto",
+       {"auto", "min", "max"}},
+      {"train.checkpoint.every", ValueType::Int, int64_t{1}, "write last.ckpt every N epochs (and at the end)"},
+
+      {"log.root", ValueType::String, std::string("runs"), "folder that holds run directories"},
+      {"log.name", ValueType::String, std::string(""), "run name (empty: the config file's name)"},
+      {"log.interval", ValueType::Int, int64_t{50}, "steps between progress lines when not on a terminal"},
+      {"log.timing", ValueType::Bool, true, "add epoch time, images/s, data wait and peak memory to metrics.csv "
+       "(measurements: they differ between runs; everything else is bitwise reproducible)"},
+      {"log.progress", ValueType::String, std::string("auto"), "progress display",
+       {"auto", "bar", "plain", "none"}},
+  };
+}
+
+}  // namespace
+
+Schema experiment_schema(const std::string& model_name) {
+  Schema schema = base_schema();
+  schema.add(data_schema());
+  schema.add(find_model(model_name).options);
+  return schema;
+}
+
+}  // namespace ember::train

@@ -1,0 +1,531 @@
+// The training loop and everything around it: run directory, logging,
+// checkpoints, resume, early stopping, evaluation, the report.
+#include "ember/train/trainer.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "environment.h"
+#include "ember/autograd/autograd.h"
+#include "ember/core/generator.h"
+#include "ember/core/grad_mode.h"
+#include "ember/core/parallel.h"
+#include "ember/ember.h"
+#include "ember/io/atomic_file.h"
+#include "ember/nn/loss.h"
+#include "ember/optim/clip_grad.h"
+#include "ember/train/callbacks.h"
+#include "ember/train/checkpoint.h"
+#include "ember/train/data_setup.h"
+#include "ember/train/metrics.h"
+#include "ember/train/optim_setup.h"
+#include "ember/train/report.h"
+#include "ember/train/zoo.h"
+#include "progress.h"
+
+namespace ember::train {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Peak resident set size of the process, in MiB (VmHWM).
+double peak_rss_mib() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
+  return 0.0;
+}
+
+std::string timestamp() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y%m%d-%H%M%S", &tm);
+  return buf;
+}
+
+// Writes every line to the terminal and to train.log.
+class RunLog {
+ public:
+  RunLog(std::ostream& out, bool terminal) : out_(out), terminal_(terminal) {}
+  void open(const std::string& path) { file_.open(path, std::ios::app); }
+  void line(const std::string& text) {
+    out_ << text << '\n' << std::flush;
+    if (file_.is_open()) file_ << text << '\n' << std::flush;
+  }
+  void redraw(const std::string& text) { out_ << text << std::flush; }
+  bool terminal() const { return terminal_; }
+
+ private:
+  std::ostream& out_;
+  bool terminal_;
+  std::ofstream file_;
+};
+
+int64_t count_parameters(const nn::Module& m) {
+  int64_t n = 0;
+  for (const Tensor& p : m.parameters()) n += p.numel();
+  return n;
+}
+
+struct EvalStats {
+  double loss = 0, accuracy = 0;
+  std::vector<std::pair<std::string, double>> metrics;  // unprefixed names
+  std::vector<std::vector<int64_t>> confusion;
+};
+
+int64_t top_k_of(const Config& c, const DataInfo& info) {
+  int64_t k = c.get_int("train.top_k");
+  return info.task == Task::Classification && k > 1 && k < info.num_classes ? k : 0;
+}
+
+Tensor compute_loss(const Config& c, const DataInfo& info, const Tensor& output, const Tensor& target) {
+  if (info.task == Task::Regression) return nn::functional::mse_loss(output, target);
+  nn::CrossEntropyOptions o;
+  o.label_smoothing = c.get_float("train.label_smoothing");
+  return nn::functional::cross_entropy(output, target, o);
+}
+
+EvalStats evaluate_loader(const Config& c, const DataInfo& info, nn::Module& model, data::DataLoader& loader) {
+  model.eval();
+  NoGradGuard no_grad;
+  EvalStats s;
+  if (info.task == Task::Regression) {
+    RegressionMetrics m;
+    for (data::Sample& batch : loader) {
+      Tensor out = model_forward(model, batch[0]);
+      Tensor target = batch[1].tensor();
+      m.update(out, target, compute_loss(c, info, out, target).item<double>());
+    }
+    s.loss = m.loss();
+    s.metrics = {{"loss", m.loss()}, {"mse", m.mse()}, {"mae", m.mae()}};
+    return s;
+  }
+  int64_t k = top_k_of(c, info);
+  ClassificationMetrics m(info.num_classes, k ? std::vector<int64_t>{k} : std::vector<int64_t>{});
+  for (data::Sample& batch : loader) {
+    Tensor out = model_forward(model, batch[0]);
+    Tensor target = batch[1].tensor();
+    m.update(out, target, compute_loss(c, info, out, target).item<double>());
+  }
+  s.loss = m.loss();
+  s.accuracy = m.accuracy();
+  s.metrics = {{"loss", m.loss()},
+               {"acc", m.accuracy()},
+               {"precision", m.precision_macro()},
+               {"recall", m.recall_macro()},
+               {"f1", m.f1_macro()}};
+  if (k) s.metrics.emplace_back(fmt::format("top{}_acc", k), m.top_k_accuracy(k));
+  s.metrics.emplace_back("f1_weighted", m.f1_weighted());
+  s.confusion = m.confusion();
+  return s;
+}
+
+}  // namespace
+
+struct Trainer::State {
+  Config config;
+  TrainOptions options;
+  std::unique_ptr<Checkpoint> resume_from;
+  std::string run_dir;
+
+  std::ostream* out = nullptr;
+  std::unique_ptr<RunLog> log;
+  DataBundle data;
+  std::unique_ptr<data::DataLoader> train_loader, val_loader, test_loader;
+  nn::ModulePtr model;
+  std::unique_ptr<optim::Optimizer> optimizer;
+  std::unique_ptr<Schedule> schedule;
+  std::string monitor;  // checkpoint metric (resolved)
+  MetricTracker best;
+  std::unique_ptr<EarlyStopping> early;
+  MetricsTable table;
+  int64_t epoch = 0;  // completed
+  int64_t step = 0;
+  bool finished = false, stopped_early = false;
+  Environment env;
+
+  void setup();
+  void train_one_epoch(MetricsTable::Row& row);
+  std::string trainer_json() const;
+  void load_trainer_json(const std::string& text);
+  Checkpoint make_checkpoint() const;
+  void write_run_files(const std::vector<std::pair<std::string, double>>& final_metrics = {},
+                       const std::vector<std::vector<int64_t>>& confusion = {});
+  std::vector<std::pair<std::string, double>> final_test();
+};
+
+Trainer::Trainer(Config config, TrainOptions options) : s_(std::make_unique<State>()) {
+  s_->config = std::move(config);
+  s_->options = std::move(options);
+}
+
+Trainer::~Trainer() = default;
+Trainer::Trainer(Trainer&&) noexcept = default;
+
+Trainer Trainer::resume(const std::string& run_dir, TrainOptions options, const std::vector<std::string>& overrides) {
+  std::string ckpt_path = (fs::path(run_dir) / "last.ckpt").string();
+  EMBER_CHECK(fs::is_directory(run_dir), "--resume: '{}' is not a run directory", run_dir);
+  EMBER_CHECK(fs::exists(ckpt_path), "--resume: '{}' has no last.ckpt (the run saved no checkpoint yet)", run_dir);
+  auto ckpt = std::make_unique<Checkpoint>(load_checkpoint(ckpt_path));
+  Config config = config_from_yaml(ckpt->config_yaml, ckpt_path + " (config)");
+  for (const std::string& o : overrides) config.apply_override(o);
+  options.run_dir = run_dir;
+  Trainer t(std::move(config), std::move(options));
+  t.s_->resume_from = std::move(ckpt);
+  return t;
+}
+
+std::string Trainer::State::trainer_json() const {
+  nlohmann::json j;
+  j["best"] = nlohmann::json::parse(best.state_json());
+  if (early) j["early_stopping"] = nlohmann::json::parse(early->state_json());
+  j["finished"] = finished;
+  j["stopped_early"] = stopped_early;
+  return j.dump();
+}
+
+void Trainer::State::load_trainer_json(const std::string& text) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  EMBER_CHECK(!j.is_discarded() && j.contains("best"), "checkpoint: trainer state is not valid JSON");
+  best.load_state_json(j["best"].dump());
+  if (early && j.contains("early_stopping")) early->load_state_json(j["early_stopping"].dump());
+  finished = j.value("finished", false);
+  stopped_early = j.value("stopped_early", false);
+}
+
+Checkpoint Trainer::State::make_checkpoint() const {
+  Checkpoint c;
+  c.model = model->state_dict();
+  c.optimizer = optimizer->state_dict();
+  c.scheduler = schedule->state_dict();
+  c.rng_state = default_generator().get_state();
+  c.epoch = epoch;
+  c.step = step;
+  c.config_yaml = config.to_yaml();
+  c.metrics_csv = table.to_csv();
+  c.trainer_json = trainer_json();
+  return c;
+}
+
+void Trainer::State::setup() {
+  const Config& c = config;
+  out = options.out ? options.out : &std::cout;
+  bool tty = out == &std::cout && ::isatty(STDOUT_FILENO);
+  log = std::make_unique<RunLog>(*out, tty);
+
+  // Validate what can be validated before anything is written.
+  int64_t threads = c.get_int("train.threads");
+  if (threads > 0) set_num_threads(static_cast<int>(threads));
+  EMBER_CHECK(c.get_int("train.epochs") >= 1, "train.epochs must be at least 1, got {}", c.get_int("train.epochs"));
+  EMBER_CHECK(c.get_int("train.grad_accum_steps") >= 1, "train.grad_accum_steps must be at least 1, got {}",
+              c.get_int("train.grad_accum_steps"));
+  const auto seed = static_cast<uint64_t>(c.get_int("train.seed"));
+  manual_seed(seed);
+
+  data = build_data(c);
+  train_loader = make_loader(c, data.train, true);
+  if (data.val) val_loader = make_loader(c, data.val, false);
+  test_loader = make_loader(c, data.test, false);
+  model = build_model(c, data.info);
+  optimizer = make_optimizer(c, *model);
+
+  // The checkpoint metric; without validation data, val_* falls back to train_*.
+  monitor = c.get_string("train.checkpoint.monitor");
+  if (!val_loader && monitor.rfind("val_", 0) == 0) monitor = "train_" + monitor.substr(4);
+  best = MetricTracker(resolve_mode(c.get_string("train.checkpoint.mode"), monitor));
+  int64_t accum = c.get_int("train.grad_accum_steps");
+  int64_t steps_per_epoch = (train_loader->size() + accum - 1) / accum;
+  schedule = std::make_unique<Schedule>(c, *optimizer, steps_per_epoch, best.mode() == MetricMode::Max);
+  std::string es = c.get_string("train.early_stopping.monitor");
+  if (!es.empty()) {
+    if (!val_loader && es.rfind("val_", 0) == 0) es = "train_" + es.substr(4);
+    early = std::make_unique<EarlyStopping>(es, resolve_mode(c.get_string("train.early_stopping.mode"), es),
+                                            c.get_int("train.early_stopping.patience"),
+                                            c.get_float("train.early_stopping.min_delta"));
+  }
+
+  if (resume_from) {
+    const Checkpoint& r = *resume_from;
+    auto result = model->load_state_dict(r.model, true);
+    (void)result;
+    optimizer->load_state_dict(r.optimizer);
+    schedule->load_state_dict(r.scheduler);
+    if (r.rng_state.defined()) default_generator().set_state(r.rng_state);
+    epoch = r.epoch;
+    step = r.step;
+    table = MetricsTable::from_csv(r.metrics_csv, "checkpoint metrics");
+    load_trainer_json(r.trainer_json);
+    run_dir = options.run_dir;
+  } else {
+    std::string name = c.get_string("log.name");
+    if (name.empty()) name = c.get_string("model.name");
+    run_dir = options.run_dir;
+    if (run_dir.empty()) {
+      std::string base = (fs::path(c.get_string("log.root")) / (name + "-" + timestamp())).string();
+      run_dir = base;
+      for (int i = 2; fs::exists(run_dir); ++i) run_dir = fmt::format("{}-{}", base, i);
+    }
+    std::error_code ec;
+    fs::create_directories(run_dir, ec);
+    EMBER_CHECK(!ec, "cannot create the run directory '{}': {}", run_dir, ec.message());
+    io::write_file_atomic((fs::path(run_dir) / "config.yaml").string(), c.to_yaml(true), "config.yaml");
+  }
+  env = environment_info(c.get_int("train.seed"));
+  io::write_file_atomic((fs::path(run_dir) / "env.json").string(), environment_json(env), "env.json");
+  log->open((fs::path(run_dir) / "train.log").string());
+  if (resume_from)
+    log->line(fmt::format("resuming {} after epoch {} (step {})", run_dir, epoch, step));
+  log->line(fmt::format("ember {} | model {} ({} parameters) | {} train / {} val / {} test samples | {} threads",
+                        version(), c.get_string("model.name"), count_parameters(*model), data.train->size(),
+                        data.val ? data.val->size() : 0, data.test->size(), get_num_threads()));
+  log->line(fmt::format("run directory: {}", run_dir));
+}
+
+void Trainer::State::train_one_epoch(MetricsTable::Row& row) {
+  const Config& c = config;
+  const DataInfo& info = data.info;
+  const int64_t accum = c.get_int("train.grad_accum_steps");
+  const double clip = c.get_float("train.grad_clip_norm");
+  const bool skip_nonfinite = c.get_string("train.nonfinite_loss") == "skip";
+  const int64_t epochs = c.get_int("train.epochs");
+  std::vector<Tensor> params = model->parameters();
+
+  Progress::Style style = Progress::Style::Plain;
+  const std::string& p = c.get_string("log.progress");
+  if (p == "none") style = Progress::Style::None;
+  else if (p == "bar" || (p == "auto" && log->terminal())) style = Progress::Style::Bar;
+  Progress progress(style, c.get_int("log.interval"), [this](const std::string& s) { log->redraw(s); },
+                    [this](const std::string& s) { log->line(s); });
+
+  model->train();
+  train_loader->set_epoch(epoch);  // order and augmentation depend on (seed, epoch) only
+  int64_t k = top_k_of(c, info);
+  ClassificationMetrics cm(std::max<int64_t>(info.num_classes, 1), k ? std::vector<int64_t>{k} : std::vector<int64_t>{});
+  RegressionMetrics rm;
+  const int64_t n_batches = train_loader->size();
+  progress.start(epoch + 1, epochs, n_batches);
+
+  Clock::time_point t0 = Clock::now();
+  double wait = 0;
+  int64_t images = 0, skipped = 0;
+  double loss_sum = 0;
+  Clock::time_point tw = Clock::now();
+  auto it = train_loader->begin();
+  wait += seconds_since(tw);
+  for (int64_t i = 0; it != train_loader->end(); ++i) {
+    const data::Sample& batch = *it;
+    Tensor target = batch[1].tensor();
+    Tensor output = model_forward(*model, batch[0]);
+    Tensor loss = compute_loss(c, info, output, target);
+    const double lv = loss.item<double>();
+    const int64_t bs = target.size(0);
+    if (!std::isfinite(lv)) {
+      if (!skip_nonfinite)
+        throw RunError(fmt::format(
+            "non-finite loss ({}) at epoch {}, batch {} of {} (optimizer step {}); lower optim.lr (now {}) or set "
+            "train.grad_clip_norm, or set train.nonfinite_loss=skip to skip such steps",
+            lv, epoch + 1, i + 1, n_batches, step + 1, schedule->lr()));
+      optimizer->zero_grad();
+      ++skipped;
+    } else {
+      (accum > 1 ? loss / static_cast<double>(accum) : loss).backward();
+      if ((i + 1) % accum == 0 || i + 1 == n_batches) {
+        if (clip > 0) optim::clip_grad_norm_(params, clip);
+        optimizer->step();
+        optimizer->zero_grad();
+        ++step;
+        schedule->after_optimizer_step();
+      }
+      if (info.task == Task::Regression) rm.update(output.detach(), target, lv);
+      else cm.update(output.detach(), target, lv);
+      loss_sum += lv * static_cast<double>(bs);
+    }
+    images += bs;
+    progress.update(i + 1, images ? loss_sum / static_cast<double>(images) : 0.0,
+                    static_cast<double>(images) / seconds_since(t0));
+    tw = Clock::now();
+    ++it;
+    wait += seconds_since(tw);
+  }
+  progress.finish();
+  const double train_time = seconds_since(t0);
+  if (skipped) log->line(fmt::format("epoch {}: skipped {} steps with a non-finite loss", epoch + 1, skipped));
+
+  row.emplace_back("epoch", static_cast<double>(epoch + 1));
+  if (info.task == Task::Regression) {
+    row.emplace_back("train_loss", rm.loss());
+    row.emplace_back("train_mse", rm.mse());
+  } else {
+    row.emplace_back("train_loss", cm.loss());
+    row.emplace_back("train_acc", cm.accuracy());
+  }
+  row.emplace_back("lr", schedule->lr());
+  Clock::time_point tv = Clock::now();
+  if (val_loader) {
+    EvalStats v = evaluate_loader(c, info, *model, *val_loader);
+    for (const auto& [name, value] : v.metrics) row.emplace_back("val_" + name, value);
+  }
+  const double val_time = seconds_since(tv);
+  if (c.get_bool("log.timing")) {
+    row.emplace_back("epoch_time_s", train_time + val_time);
+    row.emplace_back("images_per_s", static_cast<double>(images) / train_time);
+    row.emplace_back("data_wait_pct", 100.0 * wait / train_time);
+    row.emplace_back("peak_rss_mib", peak_rss_mib());
+  }
+}
+
+void Trainer::State::write_run_files(const std::vector<std::pair<std::string, double>>& final_metrics,
+                                     const std::vector<std::vector<int64_t>>& confusion) {
+  fs::path dir(run_dir);
+  io::write_file_atomic((dir / "metrics.csv").string(), table.to_csv(), "metrics.csv");
+  io::write_file_atomic((dir / "curves.svg").string(), curves_svg(table), "curves.svg");
+  ReportInput in;
+  in.title = dir.filename().string();
+  in.metrics = table;
+  in.final_metrics = final_metrics;
+  in.confusion = confusion;
+  in.class_names = data.info.class_names;
+  in.config_yaml = config.to_yaml();
+  in.environment = env;
+  io::write_file_atomic((dir / "report.html").string(), report_html(in), "report.html");
+}
+
+std::vector<std::pair<std::string, double>> Trainer::State::final_test() {
+  // Test with the best model (best.ckpt), as the run reports it.
+  std::string best_path = (fs::path(run_dir) / "best.ckpt").string();
+  int64_t best_epoch = epoch;
+  if (fs::exists(best_path)) {
+    Checkpoint b = load_checkpoint(best_path);
+    model->load_state_dict(b.model, true);
+    best_epoch = b.epoch;
+  }
+  EvalStats t = evaluate_loader(config, data.info, *model, *test_loader);
+  std::vector<std::pair<std::string, double>> out;
+  for (const auto& [name, value] : t.metrics) out.emplace_back("test_" + name, value);
+  out.emplace_back("best_epoch", static_cast<double>(best_epoch));
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (const auto& [name, value] : out) j[name] = value;
+  io::write_file_atomic((fs::path(run_dir) / "test_metrics.json").string(), j.dump(2) + "\n", "test_metrics.json");
+  write_run_files(out, t.confusion);
+  if (data.info.task == Task::Classification)
+    log->line(fmt::format("test accuracy {:.2f}% (loss {:.4f}, macro F1 {:.4f}) with best.ckpt from epoch {} | run "
+                          "directory: {}",
+                          100.0 * t.accuracy, t.loss, t.metrics[4].second, best_epoch, run_dir));
+  else
+    log->line(fmt::format("test loss {:.6f} with best.ckpt from epoch {} | run directory: {}", t.loss, best_epoch,
+                          run_dir));
+  return out;
+}
+
+TrainResult Trainer::fit() {
+  State& s = *s_;
+  s.setup();
+  const Config& c = s.config;
+  const int64_t epochs = c.get_int("train.epochs");
+  const int64_t every = std::max<int64_t>(1, c.get_int("train.checkpoint.every"));
+  const fs::path dir(s.run_dir);
+  int64_t ran = 0;
+  bool interrupted = false;
+  while (!s.finished && s.epoch < epochs) {
+    MetricsTable::Row row;
+    s.train_one_epoch(row);
+    auto value_of = [&](const std::string& name) {
+      for (const auto& [k, v] : row)
+        if (k == name) return v;
+      std::vector<std::string> names;
+      for (const auto& kv : row) names.push_back(kv.first);
+      throw ConfigError(fmt::format("metric '{}' is not logged; choose one of {}", name, fmt::join(names, ", ")));
+    };
+    double monitored = value_of(s.monitor);
+    s.schedule->after_epoch(monitored);
+    ++s.epoch;
+    bool improved = s.best.update(monitored, s.epoch);
+    if (s.early && s.early->update(value_of(s.early->monitor()), s.epoch)) s.stopped_early = true;
+    s.table.add_row(row);
+    if (s.stopped_early || s.epoch == epochs) s.finished = true;
+
+    std::string line = fmt::format("epoch {}/{}", s.epoch, epochs);
+    for (const auto& [k, v] : row) {
+      if (k == "epoch") continue;
+      if (k == "lr") line += fmt::format("  lr {:.3g}", v);
+      else if (k == "epoch_time_s") line += fmt::format("  {:.1f}s", v);
+      else if (k == "images_per_s") line += fmt::format("  {:.0f} img/s", v);
+      else if (k == "data_wait_pct") line += fmt::format("  data wait {:.1f}%", v);
+      else if (k == "peak_rss_mib") line += fmt::format("  peak {:.0f} MiB", v);
+      else if (k.find("acc") != std::string::npos || k.find("loss") != std::string::npos)
+        line += fmt::format("  {} {:.4f}", k, v);
+    }
+    if (improved) line += "  *";
+    s.log->line(line);
+
+    if (improved) save_checkpoint(s.make_checkpoint(), (dir / "best.ckpt").string());
+    if (s.epoch % every == 0 || s.finished) save_checkpoint(s.make_checkpoint(), (dir / "last.ckpt").string());
+    s.write_run_files();
+    if (s.stopped_early)
+      s.log->line(fmt::format("early stopping: {} did not improve for {} epochs (best {:.6g} at epoch {})",
+                              s.early->monitor(), s.early->patience(), s.early->tracker().best(),
+                              s.early->tracker().best_epoch()));
+    ++ran;
+    if (!s.finished && s.options.stop_after_epochs > 0 && ran >= s.options.stop_after_epochs) {
+      interrupted = true;
+      break;
+    }
+  }
+  TrainResult r;
+  r.run_dir = s.run_dir;
+  r.epochs_completed = s.epoch;
+  r.stopped_early = s.stopped_early;
+  r.finished = !interrupted;
+  if (!interrupted) r.test_metrics = s.final_test();
+  else s.log->line(fmt::format("stopped after epoch {}; continue with: ember train --resume {}", s.epoch, s.run_dir));
+  return r;
+}
+
+EvalResult evaluate(const std::string& target, const std::string& split, std::ostream& out) {
+  std::string path = fs::is_directory(target) ? (fs::path(target) / "best.ckpt").string() : target;
+  EMBER_CHECK(fs::exists(path), "eval: '{}' does not exist{}", path,
+              fs::is_directory(target) ? " (the run has no best checkpoint yet)" : "");
+  Checkpoint ckpt = load_checkpoint(path);
+  Config c = config_from_yaml(ckpt.config_yaml, path + " (config)");
+  if (c.get_int("train.threads") > 0) set_num_threads(static_cast<int>(c.get_int("train.threads")));
+  manual_seed(static_cast<uint64_t>(c.get_int("train.seed")));
+  DataBundle data = build_data(c);
+  data::DatasetPtr ds = split == "test" ? data.test : split == "val" ? data.val : split == "train" ? data.train : nullptr;
+  if (split != "test" && split != "val" && split != "train")
+    throw ConfigError(fmt::format("eval: --split must be test, val or train, got '{}'", split));
+  if (!ds) throw ConfigError(fmt::format("eval: the run has no {} split (data.val_fraction = 0)", split));
+  nn::ModulePtr model = build_model(c, data.info);
+  model->load_state_dict(ckpt.model, true);
+  auto loader = make_loader(c, ds, false);
+  EvalStats st = evaluate_loader(c, data.info, *model, *loader);
+  EvalResult r;
+  r.split = split;
+  for (const auto& [k, v] : st.metrics) r.metrics.emplace_back(split + "_" + k, v);
+  r.confusion = st.confusion;
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  j["checkpoint"] = path;
+  j["epoch"] = ckpt.epoch;
+  for (const auto& [k, v] : r.metrics) j[k] = v;
+  std::string json_path = (fs::path(path).parent_path() / fmt::format("eval_{}.json", split)).string();
+  io::write_file_atomic(json_path, j.dump(2) + "\n", "eval");
+  out << fmt::format("{} (epoch {}) on {} ({} samples):\n", path, ckpt.epoch, split, ds->size());
+  for (const auto& [k, v] : r.metrics) out << fmt::format("  {:<20} {:.6f}\n", k, v);
+  out << fmt::format("wrote {}\n", json_path);
+  return r;
+}
+
+}  // namespace ember::train

@@ -1,0 +1,309 @@
+// The training workflow end to end on a small slice of Fashion-MNIST:
+// run directory contents, exact resume, early stopping, bad input.
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "ember/ember.h"
+#include "ember/io/atomic_file.h"
+#include "ember/io/safetensors.h"
+#include "ember/train/callbacks.h"
+#include "ember/train/checkpoint.h"
+#include "ember/train/config.h"
+#include "ember/train/report.h"
+#include "ember/train/trainer.h"
+#include "ember/train/zoo.h"
+#include "test_util.h"
+
+using namespace ember;
+using namespace ember::train;
+using ember::testing::expect_error;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string fresh_dir(const std::string& name) {
+  fs::path p = fs::temp_directory_path() / ("ember_trainer_" + name);
+  fs::remove_all(p);
+  return p.string();
+}
+
+std::string slurp(const fs::path& p) { return io::read_file(p.string()); }
+
+// A small, fast experiment: 600 training images, a narrow CNN.
+Config small_config(std::vector<std::string> extra = {}) {
+  std::vector<std::string> o = {"model.name=cnn",      "model.channels=[4, 8]", "model.hidden=16",
+                                "data.limit_train=600", "data.limit_test=200",  "data.val_fraction=0.2",
+                                "data.batch_size=50",   "data.num_workers=2",   "data.augment=[hflip, random_crop]",
+                                "train.epochs=3",       "train.threads=2",      "log.progress=none",
+                                "train.checkpoint.monitor=val_acc"};
+  // Another model has other options: keep only the shared ones.
+  if (std::any_of(extra.begin(), extra.end(), [](const std::string& e) { return e.rfind("model.name=", 0) == 0; }))
+    o.erase(std::remove_if(o.begin(), o.end(), [](const std::string& e) { return e.rfind("model.", 0) == 0; }),
+            o.end());
+  o.insert(o.end(), extra.begin(), extra.end());
+  return load_config("", o);
+}
+
+TrainResult run(Config c, const std::string& dir, int64_t stop_after = 0) {
+  std::ostringstream out;
+  TrainOptions opt;
+  opt.out = &out;
+  opt.run_dir = dir;
+  opt.stop_after_epochs = stop_after;
+  return Trainer(std::move(c), opt).fit();
+}
+
+}  // namespace
+
+TEST(Trainer, WritesEveryFileOfTheRunDirectory) {
+  std::string dir = fresh_dir("files");
+  TrainResult r = run(small_config({"train.epochs=2"}), dir);
+  EXPECT_TRUE(r.finished);
+  EXPECT_EQ(r.epochs_completed, 2);
+  for (const char* f : {"config.yaml", "train.log", "metrics.csv", "curves.svg", "report.html", "best.ckpt",
+                        "last.ckpt", "env.json", "test_metrics.json"})
+    EXPECT_TRUE(fs::exists(fs::path(dir) / f)) << f;
+  MetricsTable t = MetricsTable::from_csv(slurp(fs::path(dir) / "metrics.csv"), "metrics.csv");
+  ASSERT_EQ(t.size(), 2u);
+  for (const char* col : {"epoch", "train_loss", "train_acc", "val_loss", "val_acc", "val_precision", "val_recall",
+                          "val_f1", "val_top5_acc", "lr", "epoch_time_s", "images_per_s", "peak_rss_mib"})
+    EXPECT_TRUE(t.has_column(col)) << col;
+  // The resolved config reads back and records the overrides.
+  Config back = config_from_yaml(slurp(fs::path(dir) / "config.yaml"), "config.yaml");
+  EXPECT_EQ(back.get_int_list("model.channels"), (std::vector<int64_t>{4, 8}));
+  EXPECT_EQ(back.get_int("data.limit_train"), 600);
+  // Test metrics exist and are plausible for 2 epochs on 480 images.
+  double acc = -1;
+  for (const auto& [k, v] : r.test_metrics)
+    if (k == "test_acc") acc = v;
+  EXPECT_GT(acc, 0.2);  // chance is 0.1
+  EXPECT_LE(acc, 1.0);
+  std::string svg = slurp(fs::path(dir) / "curves.svg");
+  EXPECT_EQ(svg.rfind("<svg", 0) == 0 || svg.find("<svg") != std::string::npos, true);
+  std::string html = slurp(fs::path(dir) / "report.html");
+  EXPECT_NE(html.find("<!DOCTYPE html>"), std::string::npos);
+  EXPECT_NE(html.find("T-shirt/top"), std::string::npos);  // the confusion matrix names classes
+  std::string env = slurp(fs::path(dir) / "env.json");
+  for (const char* k : {"ember_version", "git_commit", "compiler", "cpu", "threads", "seed"})
+    EXPECT_NE(env.find(k), std::string::npos) << k;
+}
+
+TEST(Trainer, ResumeEqualsUninterruptedBitwise) {
+  // Timing columns are measurements; without them metrics.csv is a pure
+  // function of the seed and the thread count.
+  std::string a = fresh_dir("uninterrupted"), b = fresh_dir("resumed");
+  run(small_config({"log.timing=false", "model.dropout=0.5"}), a);
+  TrainResult first = run(small_config({"log.timing=false", "model.dropout=0.5"}), b, /*stop_after=*/1);
+  EXPECT_FALSE(first.finished);
+  EXPECT_EQ(first.epochs_completed, 1);
+  std::ostringstream out;
+  TrainOptions opt;
+  opt.out = &out;
+  TrainResult second = Trainer::resume(b, opt).fit();
+  EXPECT_TRUE(second.finished);
+  EXPECT_EQ(second.epochs_completed, 3);
+  EXPECT_EQ(slurp(fs::path(a) / "metrics.csv"), slurp(fs::path(b) / "metrics.csv"));
+  StateDict wa = load_checkpoint((fs::path(a) / "last.ckpt").string()).model;
+  StateDict wb = load_checkpoint((fs::path(b) / "last.ckpt").string()).model;
+  ASSERT_EQ(wa.size(), wb.size());
+  for (const auto& [k, v] : wa) EXPECT_TRUE(ember::equal(v, wb.at(k))) << k;
+  EXPECT_NE(slurp(fs::path(b) / "train.log").find("resuming"), std::string::npos);
+}
+
+TEST(Trainer, SameSeedSameMetricsDifferentSeedDiffers) {
+  std::string a = fresh_dir("seed_a"), b = fresh_dir("seed_b"), c = fresh_dir("seed_c");
+  run(small_config({"log.timing=false", "train.epochs=1"}), a);
+  run(small_config({"log.timing=false", "train.epochs=1"}), b);
+  run(small_config({"log.timing=false", "train.epochs=1", "train.seed=7"}), c);
+  EXPECT_EQ(slurp(fs::path(a) / "metrics.csv"), slurp(fs::path(b) / "metrics.csv"));
+  EXPECT_NE(slurp(fs::path(a) / "metrics.csv"), slurp(fs::path(c) / "metrics.csv"));
+}
+
+TEST(EarlyStopping, StopsAtTheRightEpochOnAScriptedSequence) {
+  // val_loss: improves at epochs 1, 2, 4 (by more than min_delta), then stalls.
+  const std::vector<double> loss = {1.0, 0.8, 0.805, 0.7, 0.6999, 0.71, 0.72, 0.5};
+  EarlyStopping es("val_loss", MetricMode::Min, /*patience=*/3, /*min_delta=*/0.001);
+  int64_t stopped = -1;
+  for (size_t i = 0; i < loss.size(); ++i) {
+    if (es.update(loss[i], static_cast<int64_t>(i + 1))) {
+      stopped = static_cast<int64_t>(i + 1);
+      break;
+    }
+  }
+  EXPECT_EQ(stopped, 7);  // epochs 5, 6, 7 without an improvement > 0.001
+  EXPECT_EQ(es.tracker().best_epoch(), 4);
+  EXPECT_DOUBLE_EQ(es.tracker().best(), 0.7);
+  // Max mode (accuracy), and the state survives a JSON round trip.
+  EarlyStopping acc("val_acc", resolve_mode("auto", "val_acc"), 2, 0.0);
+  EXPECT_FALSE(acc.update(0.5, 1));
+  EXPECT_FALSE(acc.update(0.6, 2));
+  EXPECT_FALSE(acc.update(0.6, 3));
+  EarlyStopping restored("val_acc", MetricMode::Max, 2, 0.0);
+  restored.load_state_json(acc.state_json());
+  EXPECT_TRUE(restored.update(0.55, 4));
+  EXPECT_EQ(resolve_mode("auto", "val_loss"), MetricMode::Min);
+  EXPECT_EQ(resolve_mode("auto", "val_f1"), MetricMode::Max);
+}
+
+TEST(Trainer, EarlyStoppingEndsTheRun) {
+  std::string dir = fresh_dir("early");
+  // min_delta 10: no epoch after the first counts as an improvement.
+  TrainResult r = run(small_config({"train.epochs=6", "train.early_stopping.monitor=val_loss",
+                                    "train.early_stopping.patience=2", "train.early_stopping.min_delta=10"}),
+                      dir);
+  EXPECT_TRUE(r.stopped_early);
+  EXPECT_EQ(r.epochs_completed, 3);
+  EXPECT_NE(slurp(fs::path(dir) / "train.log").find("early stopping: val_loss did not improve for 2 epochs"),
+            std::string::npos);
+}
+
+TEST(Trainer, GradAccumulationClippingAndSchedules) {
+  std::string dir = fresh_dir("accum");
+  TrainResult r = run(small_config({"train.epochs=2", "train.grad_accum_steps=2", "train.grad_clip_norm=1.0",
+                                    "optim.name=sgd", "optim.lr=0.1", "optim.momentum=0.9", "schedule.name=step",
+                                    "schedule.step_size=1", "schedule.gamma=0.5", "log.timing=false"}),
+                      dir);
+  EXPECT_TRUE(r.finished);
+  MetricsTable t = MetricsTable::from_csv(slurp(fs::path(dir) / "metrics.csv"), "metrics.csv");
+  EXPECT_EQ(t.column("lr"), (std::vector<double>{0.1, 0.05}));  // the lr each epoch trained with
+  // 480 training images / 50 per batch = 10 batches = 5 optimizer steps per epoch.
+  EXPECT_EQ(load_checkpoint((fs::path(dir) / "last.ckpt").string()).step, 10);
+}
+
+namespace {
+// A user model: a linear classifier whose output turns NaN on its 3rd call.
+class NanAfterTwo : public nn::Module {
+ public:
+  NanAfterTwo() : Module("NanAfterTwo") { w = register_parameter("w", zeros({784, 10})); }
+  Tensor forward(const Tensor& x) override {
+    Tensor y = x.flatten(1).matmul(w);
+    return ++calls_ >= 3 ? y * std::numeric_limits<double>::quiet_NaN() : y;
+  }
+  Tensor w;
+
+ private:
+  int calls_ = 0;
+};
+ModelRegistration nan_model{{"test_nan", "test model", Schema{}, [](const Config&, const DataInfo&) {
+                               return std::make_shared<NanAfterTwo>();
+                             }}};
+}  // namespace
+
+TEST(Trainer, NonFiniteLossStopsNamingTheStepOrSkips) {
+  std::string dir = fresh_dir("nan");
+  expect_error([&] { run(small_config({"model.name=test_nan", "train.epochs=1"}), dir); },
+               {"non-finite loss", "epoch 1, batch 3", "lower optim.lr", "train.grad_clip_norm",
+                "train.nonfinite_loss=skip"});
+  EXPECT_THROW(run(small_config({"model.name=test_nan", "train.epochs=1"}), fresh_dir("nan2")), RunError);
+  std::string skip = fresh_dir("nan_skip");
+  TrainResult r = run(small_config({"model.name=test_nan", "train.epochs=1", "train.nonfinite_loss=skip",
+                                    "data.val_fraction=0", "train.checkpoint.monitor=train_loss"}),
+                      skip);
+  EXPECT_TRUE(r.finished);
+  EXPECT_NE(slurp(fs::path(skip) / "train.log").find("skipped"), std::string::npos);
+}
+
+TEST(Trainer, ResumeFromCorruptCheckpointChangesNothing) {
+  std::string dir = fresh_dir("corrupt");
+  run(small_config({"train.epochs=2"}), dir, 1);
+  fs::path last = fs::path(dir) / "last.ckpt";
+  std::string metrics_before = slurp(fs::path(dir) / "metrics.csv");
+  // Truncate the checkpoint to half its size.
+  std::string bytes = slurp(last);
+  { std::ofstream(last, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size() / 2)); }
+  std::ostringstream out;
+  TrainOptions opt;
+  opt.out = &out;
+  expect_error([&] { Trainer::resume(dir, opt).fit(); }, {"last.ckpt", "truncated"});
+  EXPECT_EQ(slurp(fs::path(dir) / "metrics.csv"), metrics_before);
+  // Not a run directory / no checkpoint.
+  expect_error([&] { Trainer::resume(fresh_dir("empty_resume"), opt); }, {"is not a run directory"});
+}
+
+TEST(Trainer, ResumeWithAnIncompatibleModelNamesTheMismatch) {
+  std::string dir = fresh_dir("incompatible");
+  run(small_config({"train.epochs=2"}), dir, 1);
+  std::string ckpt_before = slurp(fs::path(dir) / "last.ckpt");
+  std::ostringstream out;
+  TrainOptions opt;
+  opt.out = &out;
+  expect_error([&] { Trainer::resume(dir, opt, {"model.hidden=32"}).fit(); }, {"shape", "16", "32"});
+  EXPECT_EQ(slurp(fs::path(dir) / "last.ckpt"), ckpt_before);
+}
+
+TEST(Trainer, MissingDataSetNamesThePackageOrPath) {
+  expect_error([] { run(small_config({"data.root=/nonexistent/fmnist"}), fresh_dir("nodata")); },
+               {"/nonexistent/fmnist", "dataset-fashion-mnist", "data.root"});
+  expect_error([] { run(small_config({"data.dataset=csv"}), fresh_dir("nocsv")); }, {"data.train_file"});
+}
+
+TEST(Checkpoint, DiskFullWhileSavingKeepsThePreviousCheckpoint) {
+  std::string dir = fresh_dir("diskfull");
+  fs::create_directories(dir);
+  std::string path = (fs::path(dir) / "last.ckpt").string();
+  Checkpoint small;
+  small.model.insert("w", ones({4}));
+  small.epoch = 1;
+  save_checkpoint(small, path);
+  std::string before = slurp(path);
+  // A file-size limit makes write() fail with EFBIG, as a full disk fails it.
+  Checkpoint big;
+  big.model.insert("w", ones({1 << 20}));
+  big.epoch = 2;
+  struct rlimit old{};
+  getrlimit(RLIMIT_FSIZE, &old);
+  auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  struct rlimit lim = old;
+  lim.rlim_cur = 64 * 1024;
+  setrlimit(RLIMIT_FSIZE, &lim);
+  bool threw = false;
+  try {
+    save_checkpoint(big, path);
+  } catch (const Error& e) {
+    threw = true;
+    EXPECT_NE(std::string(e.what()).find("last.ckpt"), std::string::npos) << e.what();
+  }
+  setrlimit(RLIMIT_FSIZE, &old);
+  std::signal(SIGXFSZ, old_handler);
+  EXPECT_TRUE(threw);
+  EXPECT_EQ(slurp(path), before);
+  EXPECT_EQ(load_checkpoint(path).epoch, 1);
+  // No temporary files left behind.
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(dir)) files += e.is_regular_file();
+  EXPECT_EQ(files, 1);
+}
+
+TEST(Checkpoint, RoundTripAndFormatCheck) {
+  std::string dir = fresh_dir("ckpt");
+  fs::create_directories(dir);
+  Checkpoint c;
+  c.model.insert("layer.weight", arange(6, TensorOptions().dtype(kFloat32)).reshape({2, 3}));
+  c.scheduler = {{"last_epoch", 3}};
+  c.rng_state = default_generator().get_state();
+  c.epoch = 3;
+  c.step = 42;
+  c.config_yaml = "model:\n  name: cnn\n";
+  c.metrics_csv = "epoch\n1\n";
+  c.trainer_json = "{\"x\":1}";
+  std::string path = (fs::path(dir) / "c.ckpt").string();
+  save_checkpoint(c, path);
+  Checkpoint b = load_checkpoint(path);
+  EXPECT_EQ(b.epoch, 3);
+  EXPECT_EQ(b.step, 42);
+  EXPECT_EQ(b.config_yaml, c.config_yaml);
+  EXPECT_EQ(b.metrics_csv, c.metrics_csv);
+  EXPECT_EQ(b.scheduler.at("last_epoch"), 3);
+  EXPECT_TRUE(ember::equal(b.model.at("layer.weight"), c.model.at("layer.weight")));
+  EXPECT_TRUE(ember::equal(b.rng_state, c.rng_state));
+  // A plain safetensors file is not a checkpoint.
+  std::string plain = (fs::path(dir) / "w.safetensors").string();
+  safetensors::save_file(StateDict{{"w", ones({2})}}, plain);
+  expect_error([&] { load_checkpoint(plain); }, {"w.safetensors", "not an Ember training checkpoint"});
+}
