@@ -72,4 +72,23 @@ void max_pool2d_ref(const PoolParams& p, const void* in, void* out, int64_t* ind
 void avg_pool2d_ref(const PoolParams& p, const void* in, void* out);
 void avg_pool2d_backward_ref(const PoolParams& p, const void* grad_out, void* grad_in);
 
+// Batch normalisation over contiguous (N, C, inner) data, per channel c.
+// Statistics are accumulated in double whatever the data type.
+struct BatchNormParams {
+  int64_t n = 0, c = 0, inner = 0;
+  ScalarType dtype = ScalarType::Float32;
+};
+// mean[c] and the biased variance var[c].
+using BatchNormStatsKernel = void(const BatchNormParams& p, const void* x, double* mean, double* var);
+// y = x * scale[c] + shift[c].
+using BatchNormApplyKernel = void(const BatchNormParams& p, const void* x, const double* scale, const double* shift,
+                                  void* y);
+// Training-mode backward. sum_dy[c] = sum(dy), sum_dy_xhat[c] = sum(dy * xhat)
+// with xhat = (x - mean) * invstd; when dx is non-null also
+// dx = weight * invstd * (dy - sum_dy / M - xhat * sum_dy_xhat / M), M = n * inner
+// (weight null: 1).
+using BatchNormBackwardKernel = void(const BatchNormParams& p, const void* x, const void* dy, const double* mean,
+                                     const double* invstd, const double* weight, void* dx, double* sum_dy,
+                                     double* sum_dy_xhat);
+
 }  // namespace ember

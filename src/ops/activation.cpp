@@ -93,52 +93,6 @@ std::vector<int64_t> channel_shape(const Tensor& input) {
 }
 }  // namespace
 
-Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
-                  const Tensor& bias, bool training, double momentum, double eps) {
-  check_float(input, "batch_norm");
-  EMBER_CHECK(input.dim() >= 2, "batch_norm: expected input (N, C, *) with at least 2 dims, got shape {}",
-              shape_str(input.sizes()));
-  int64_t c = input.size(1);
-  auto check_vec = [&](const Tensor& t, const char* what) {
-    EMBER_CHECK(!t.defined() || (t.dim() == 1 && t.size(0) == c),
-                "batch_norm: expected {} of shape [{}] (the input's channel dim), got {}", what, c,
-                shape_str(t.sizes()));
-  };
-  check_vec(running_mean, "running_mean");
-  check_vec(running_var, "running_var");
-  check_vec(weight, "weight");
-  check_vec(bias, "bias");
-  std::vector<int64_t> cshape = channel_shape(input);
-  std::vector<int64_t> dims;
-  for (int64_t d = 0; d < input.dim(); ++d)
-    if (d != 1) dims.push_back(d);
-
-  Tensor mean, var;
-  if (training) {
-    int64_t n = input.numel() / std::max<int64_t>(c, 1);
-    EMBER_CHECK(n > 1, "batch_norm: expected more than 1 value per channel when training, got input size {}",
-                shape_str(input.sizes()));
-    mean = ember::mean(input, dims, true);
-    var = ember::var(input, dims, 0, true);
-    if (running_mean.defined() && running_var.defined()) {
-      NoGradGuard no_grad;
-      Tensor rm = running_mean, rv = running_var;
-      rm.mul_(1 - momentum).add_(mean.detach().view({c}).to(rm.dtype()), momentum);
-      Tensor unbiased = var.detach().view({c}) * (static_cast<double>(n) / static_cast<double>(n - 1));
-      rv.mul_(1 - momentum).add_(unbiased.to(rv.dtype()), momentum);
-    }
-  } else {
-    EMBER_CHECK(running_mean.defined() && running_var.defined(),
-                "batch_norm: running_mean and running_var are required in eval mode (training=false)");
-    mean = running_mean.view(cshape);
-    var = running_var.view(cshape);
-  }
-  Tensor out = (input - mean) * rsqrt(var + eps);
-  if (weight.defined()) out = out * weight.view(cshape);
-  if (bias.defined()) out = out + bias.view(cshape);
-  return out;
-}
-
 Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight, const Tensor& bias,
                   double eps) {
   check_float(input, "layer_norm");

@@ -580,10 +580,30 @@ Tensor sigmoid(const Tensor& a) {
     return g * r * (1 - r);
   });
 }
+namespace {
+// grad where self > threshold, else 0; differentiable in grad (self only
+// selects).
+Tensor threshold_backward(const Tensor& grad, const Tensor& self, double threshold) {
+  Tensor g = grad.dtype() == self.dtype() ? grad : grad.to(self.dtype());
+  DimVector shape = broadcast_shapes(g.sizes(), self.sizes(), "threshold_backward");
+  Tensor out = empty(shape, TensorOptions(self.dtype()).device(self.device()));
+  TensorIter iter({&out, &g, &self}, 1, "threshold_backward");
+  run_elementwise(Op::threshold_backward, iter, {Scalar(threshold), std::nullopt}, self.device());
+  if (any_requires_grad({&grad})) {
+    SavedTensor ss = save(self);
+    record("ThresholdBackwardBackward0", {&grad}, {ss}, out,
+           [ss, threshold](const variable_list& gg) -> variable_list {
+             return {threshold_backward(gg[0], ss.unpack(), threshold)};
+           });
+  }
+  return out;
+}
+}  // namespace
+
 Tensor relu(const Tensor& a) {
   EMBER_CHECK_TYPE(a.dtype() != kBool, "relu: not supported for bool tensors");
   return unary_with_grad("ReluBackward0", a, unary_same(Op::relu, a),
-                         [](EMBER_G) { (void)x; return where(gt(y.unpack(), 0.0), g, zeros({}, g.dtype())); });
+                         [](EMBER_G) { (void)x; return threshold_backward(g, y.unpack(), 0.0); });
 }
 Tensor gelu(const Tensor& a, std::string_view approximate) {
   EMBER_CHECK(approximate == "none" || approximate == "tanh",

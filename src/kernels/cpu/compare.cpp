@@ -98,6 +98,17 @@ void where_kernel(const TensorIter& it, const ElementwiseParams&) {
 }
 EMBER_REGISTER_KERNEL(where, CPU, where_kernel);
 
+// Operands: out, grad, self; params.a = threshold. NaN in self passes grad
+// (NaN <= t is false), as in PyTorch.
+void threshold_backward_kernel(const TensorIter& it, const ElementwiseParams& p) {
+  dispatch_numeric(it.dtype(0), "threshold_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T t = p.a->to<T>();
+    cpu_kernel(it, [t](T g, T x) -> T { return x <= t ? T(0) : g; });
+  });
+}
+EMBER_REGISTER_KERNEL(threshold_backward, CPU, threshold_backward_kernel);
+
 // params.a = min, params.b = max (either may be absent). NaN stays NaN.
 void clamp_kernel(const TensorIter& it, const ElementwiseParams& p) {
   dispatch_numeric(it.dtype(0), "clamp", [&](auto tag) {
