@@ -10,6 +10,7 @@
 #include "ember/ops/nn_functional.h"
 #include "ember/ops/reduction.h"
 #include "kernels/nn.h"
+#include "ops/autocast_util.h"
 
 namespace ember {
 namespace {
@@ -166,6 +167,11 @@ void check_geometry(const char* op, IntArrayRef stride, IntArrayRef dilation, In
 Tensor convolution(const char* op, const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
                    int64_t nd, DimVector stride, DimVector pad_l, DimVector pad_r, DimVector dilation,
                    int64_t groups) {
+  if (autocasts(input) || autocasts(weight)) {
+    AutocastGuard off(false);
+    return convolution(op, bf16_rounded(input), bf16_rounded(weight), bias, nd, std::move(stride), std::move(pad_l),
+                       std::move(pad_r), std::move(dilation), groups);
+  }
   check_geometry(op, stride, dilation, pad_l, pad_r);
   const int64_t c_in = input.size(1), c_out = weight.size(0);
   EMBER_CHECK(c_out % groups == 0,

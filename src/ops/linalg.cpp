@@ -13,6 +13,7 @@
 #include "ember/core/grad_graph.h"
 #include "ember/ops/reduction.h"
 #include "ops/grad_utils.h"
+#include "ops/autocast_util.h"
 
 namespace ember {
 namespace {
@@ -188,6 +189,10 @@ Tensor matmul_differentiable(const Tensor& a, const Tensor& b) {
 }  // namespace
 
 Tensor mm(const Tensor& a, const Tensor& b) {
+  if (autocasts(a) || autocasts(b)) {
+    AutocastGuard off(false);
+    return mm(bf16_rounded(a), bf16_rounded(b));
+  }
   check_dim("mm", a, 2, "mat1");
   check_dim("mm", b, 2, "mat2");
   check_dtypes("mm", a, b, "m1", "m2");
@@ -209,6 +214,10 @@ Tensor mm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
+  if (autocasts(a) || autocasts(b)) {
+    AutocastGuard off(false);
+    return bmm(bf16_rounded(a), bf16_rounded(b));
+  }
   check_dim("bmm", a, 3, "batch1");
   check_dim("bmm", b, 3, "batch2");
   check_dtypes("bmm", a, b, "batch1", "batch2");
@@ -264,6 +273,10 @@ Tensor outer(const Tensor& a, const Tensor& b) {
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
+  if (autocasts(a) || autocasts(b)) {
+    AutocastGuard off(false);
+    return matmul(bf16_rounded(a), bf16_rounded(b));
+  }
   EMBER_CHECK(a.dim() >= 1 && b.dim() >= 1,
               "matmul: both arguments need to be at least 1-D, but they are {}-D and {}-D", a.dim(),
               b.dim());
@@ -338,6 +351,10 @@ Tensor addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, const Scal
 }
 
 Tensor linear(const Tensor& x, const Tensor& weight, const std::optional<Tensor>& bias) {
+  if (autocasts(x) || autocasts(weight)) {
+    AutocastGuard off(false);
+    return linear(bf16_rounded(x), bf16_rounded(weight), bias);
+  }
   EMBER_CHECK(x.dim() >= 1, "linear: expected input to be at least 1-D, but got a 0-D tensor");
   EMBER_CHECK(weight.dim() == 2,
               "linear: expected weight to be a 2-D [out_features, in_features] matrix, but got shape {}",

@@ -14,6 +14,7 @@
 
 #include "environment.h"
 #include "ember/autograd/autograd.h"
+#include "ember/core/autocast.h"
 #include "ember/core/generator.h"
 #include "ember/core/grad_mode.h"
 #include "ember/core/parallel.h"
@@ -102,6 +103,7 @@ Tensor compute_loss(const Config& c, const DataInfo& info, const Tensor& output,
 EvalStats evaluate_loader(const Config& c, const DataInfo& info, nn::Module& model, data::DataLoader& loader) {
   model.eval();
   NoGradGuard no_grad;
+  AutocastGuard autocast(c.get_string("train.mixed_precision") == "bf16");
   EvalStats s;
   if (info.task == Task::Regression) {
     RegressionMetrics m;
@@ -302,6 +304,7 @@ void Trainer::State::train_one_epoch(MetricsTable::Row& row) {
   const double clip = c.get_float("train.grad_clip_norm");
   const bool skip_nonfinite = c.get_string("train.nonfinite_loss") == "skip";
   const int64_t epochs = c.get_int("train.epochs");
+  const bool bf16 = c.get_string("train.mixed_precision") == "bf16";
   std::vector<Tensor> params = model->parameters();
 
   Progress::Style style = Progress::Style::Plain;
@@ -329,8 +332,12 @@ void Trainer::State::train_one_epoch(MetricsTable::Row& row) {
   for (int64_t i = 0; it != train_loader->end(); ++i) {
     const data::Sample& batch = *it;
     Tensor target = batch[1].tensor();
-    Tensor output = model_forward(*model, batch[0]);
-    Tensor loss = compute_loss(c, info, output, target);
+    Tensor output, loss;
+    {
+      AutocastGuard autocast(bf16);  // matmul/conv in bf16; the loss and the weights stay float32
+      output = model_forward(*model, batch[0]);
+      loss = compute_loss(c, info, output, target);
+    }
     const double lv = loss.item<double>();
     const int64_t bs = target.size(0);
     if (!std::isfinite(lv)) {

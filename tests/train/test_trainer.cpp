@@ -307,3 +307,15 @@ TEST(Checkpoint, RoundTripAndFormatCheck) {
   safetensors::save_file(StateDict{{"w", ones({2})}}, plain);
   expect_error([&] { load_checkpoint(plain); }, {"w.safetensors", "not an Ember training checkpoint"});
 }
+
+TEST(Trainer, Bf16MixedPrecisionTrainsWithFloat32Weights) {
+  std::string dir = fresh_dir("bf16");
+  TrainResult r = run(small_config({"train.epochs=2", "train.mixed_precision=bf16"}), dir);
+  EXPECT_TRUE(r.finished);
+  double acc = -1;
+  for (const auto& [k, v] : r.test_metrics)
+    if (k == "test_acc") acc = v;
+  EXPECT_GT(acc, 0.2);  // chance is 0.1
+  for (const auto& [k, v] : load_checkpoint((fs::path(dir) / "last.ckpt").string()).model)
+    EXPECT_TRUE(v.dtype() == kFloat32 || v.dtype() == kInt64) << k;  // master weights (and BN's counter)
+}
