@@ -180,8 +180,9 @@ Trainer::Trainer(Trainer&&) noexcept = default;
 
 Trainer Trainer::resume(const std::string& run_dir, TrainOptions options, const std::vector<std::string>& overrides) {
   std::string ckpt_path = (fs::path(run_dir) / "last.ckpt").string();
-  EMBER_CHECK(fs::is_directory(run_dir), "--resume: '{}' is not a run directory", run_dir);
-  EMBER_CHECK(fs::exists(ckpt_path), "--resume: '{}' has no last.ckpt (the run saved no checkpoint yet)", run_dir);
+  if (!fs::is_directory(run_dir)) throw ConfigError(fmt::format("--resume: '{}' is not a run directory", run_dir));
+  if (!fs::exists(ckpt_path))
+    throw ConfigError(fmt::format("--resume: '{}' has no last.ckpt (the run saved no checkpoint yet)", run_dir));
   auto ckpt = std::make_unique<Checkpoint>(load_checkpoint(ckpt_path));
   Config config = config_from_yaml(ckpt->config_yaml, ckpt_path + " (config)");
   for (const std::string& o : overrides) config.apply_override(o);
@@ -504,8 +505,9 @@ TrainResult Trainer::fit() {
 
 EvalResult evaluate(const std::string& target, const std::string& split, std::ostream& out) {
   std::string path = fs::is_directory(target) ? (fs::path(target) / "best.ckpt").string() : target;
-  EMBER_CHECK(fs::exists(path), "eval: '{}' does not exist{}", path,
-              fs::is_directory(target) ? " (the run has no best checkpoint yet)" : "");
+  if (!fs::exists(path))
+    throw ConfigError(fmt::format("eval: '{}' does not exist{}", path,
+                                  fs::is_directory(target) ? " (the run has no best checkpoint yet)" : ""));
   Checkpoint ckpt = load_checkpoint(path);
   Config c = config_from_yaml(ckpt.config_yaml, path + " (config)");
   if (c.get_int("train.threads") > 0) set_num_threads(static_cast<int>(c.get_int("train.threads")));
