@@ -69,6 +69,11 @@ using AdaptiveAvgPool2dKernel = void(const PoolParams& p, const void* in, void* 
 using AdaptiveAvgPool2dBackwardKernel = void(const PoolParams& p, const void* grad_out, void* grad_in);
 
 void max_pool2d_ref(const PoolParams& p, const void* in, void* out, int64_t* indices);
+void max_pool2d_backward_ref(const PoolParams& p, const void* grad_out, const int64_t* indices, void* grad_in);
+// Whether the CPU max pool kernels take pool_vec.cpp's vectorized path
+// (Note [non-overlapping max pool]): float32, kh == sh <= 4, 2 <= kw == sw <= 4,
+// no padding, dilation 1, floor-mode output.
+bool max_pool2d_vec_applies(const PoolParams& p);
 void avg_pool2d_ref(const PoolParams& p, const void* in, void* out);
 void avg_pool2d_backward_ref(const PoolParams& p, const void* grad_out, void* grad_in);
 

@@ -1,6 +1,10 @@
 // max_pool1d/2d, avg_pool2d, adaptive_avg_pool2d against PyTorch 1.13
 // (values, indices and input gradients, tests/data/gen_conv.py), PyTorch's
-// error cases, and the oneDNN avg-pool backward against the reference loop.
+// error cases, and the oneDNN avg-pool backward and the vectorized max pool
+// (pool_vec.cpp) against the reference loops.
+#include <cmath>
+#include <cstring>
+#include <limits>
 #include <random>
 
 #include "ember/ops/nn_functional.h"
@@ -169,6 +173,154 @@ TEST(PoolKernels, DnnlMatchesReference) {
     avg_pool2d_backward_ref(p, g.data_ptr(), gx_ref.data_ptr());
     expect_close(gx, gx_ref, "avg backward");
   }
+}
+
+
+// ---- the vectorized max pool (Note [non-overlapping max pool]) vs the reference loop ----
+
+PoolParams non_overlapping(int64_t n, int64_t c, int64_t ih, int64_t iw, int64_t kh, int64_t kw) {
+  PoolParams p;
+  p.n = n;
+  p.c = c;
+  p.ih = ih;
+  p.iw = iw;
+  p.kh = p.sh = kh;
+  p.kw = p.sw = kw;
+  p.oh = ih / kh;
+  p.ow = iw / kw;
+  return p;
+}
+
+// Inputs that exercise the tie and NaN rules: 0 normal, 1 integers in
+// {0, 1, 2} (ties), 2 all equal, 3 normal with 15% NaN, 4 integers, +-inf and NaN.
+Tensor pool_input(IntArrayRef shape, int mode, std::mt19937& rng) {
+  int64_t numel = 1;
+  for (int64_t s : shape) numel *= s;
+  std::vector<float> v(static_cast<size_t>(numel));
+  std::normal_distribution<float> normal;
+  std::uniform_int_distribution<int> pick(0, 19);
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  for (float& x : v) {
+    int u = pick(rng);
+    switch (mode) {
+      case 0: x = normal(rng); break;
+      case 1: x = static_cast<float>(u % 3); break;
+      case 2: x = 1.5f; break;
+      case 3: x = u < 3 ? nan : normal(rng); break;
+      default: x = u == 0 ? nan : u == 1 ? inf : u == 2 ? -inf : static_cast<float>(u % 3); break;
+    }
+  }
+  return tensor(v, shape);
+}
+
+// Bitwise, so that NaN matches NaN.
+void expect_same_bits(const Tensor& a, const Tensor& b, const std::string& what) {
+  std::vector<float> x = a.to_vector<float>(), y = b.to_vector<float>();
+  ASSERT_EQ(x.size(), y.size());
+  for (size_t i = 0; i < x.size(); ++i)
+    ASSERT_EQ(std::memcmp(&x[i], &y[i], sizeof(float)), 0) << what << " at " << i << ": " << x[i] << " vs " << y[i];
+}
+
+// Forward (with and without indices) and backward of the CPU kernels against
+// max_pool2d_ref / max_pool2d_backward_ref on one geometry and input.
+void check_max_pool_vec(const PoolParams& p, const Tensor& x, Generator& gen) {
+  ASSERT_TRUE(max_pool2d_vec_applies(p));
+  Tensor out = empty({p.n, p.c, p.oh, p.ow}), out_ref = empty_like(out), out_noidx = empty_like(out);
+  Tensor idx = empty({p.n, p.c, p.oh, p.ow}, kInt64), idx_ref = empty_like(idx);
+  get_kernel<MaxPool2dKernel>(Op::max_pool2d_with_indices, kCPU)(p, x.data_ptr(), out.data_ptr(),
+                                                                  idx.data_ptr<int64_t>());
+  get_kernel<MaxPool2dKernel>(Op::max_pool2d, kCPU)(p, x.data_ptr(), out_noidx.data_ptr(), nullptr);
+  max_pool2d_ref(p, x.data_ptr(), out_ref.data_ptr(), idx_ref.data_ptr<int64_t>());
+  expect_same_bits(out, out_ref, "forward");
+  expect_same_bits(out_noidx, out_ref, "forward without indices");
+  EXPECT_EQ(idx.to_vector<int64_t>(), idx_ref.to_vector<int64_t>());
+  // grad_in starts as NaN: the fast backward must write every element.
+  Tensor g = randn({p.n, p.c, p.oh, p.ow}, kFloat32, &gen);
+  Tensor gx = full_like(x, std::numeric_limits<float>::quiet_NaN()), gx_ref = empty_like(x);
+  get_kernel<MaxPool2dBackwardKernel>(Op::max_pool2d_backward, kCPU)(p, g.data_ptr(), idx.data_ptr<int64_t>(),
+                                                                     gx.data_ptr());
+  max_pool2d_backward_ref(p, g.data_ptr(), idx_ref.data_ptr<int64_t>(), gx_ref.data_ptr());
+  expect_same_bits(gx, gx_ref, "backward");
+}
+
+TEST(PoolKernels, MaxPoolVecMatchesReference) {
+  std::mt19937 rng(5);
+  Generator gen(6);
+  auto r = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+  for (int trial = 0; trial < 150; ++trial) {
+    int64_t kh = r(1, 4), kw = r(2, 4);
+    // Widths from 1 output (1-lane spans) to 17 (past a 16-lane vector), odd
+    // sizes that leave rows and columns outside every window.
+    PoolParams p = non_overlapping(r(1, 3), r(1, 5), r(kh, 40), r(kw, 17 * kw + kw - 1), kh, kw);
+    int mode = trial % 5;
+    SCOPED_TRACE(fmt::format("trial {}: [{}, {}, {}, {}] k={}x{} input mode {}", trial, p.n, p.c, p.ih, p.iw, kh, kw,
+                             mode));
+    check_max_pool_vec(p, pool_input({p.n, p.c, p.ih, p.iw}, mode, rng), gen);
+  }
+}
+
+TEST(PoolKernels, MaxPoolVecThreadSplit) {
+  // W1's pools at batch 16: hundreds of planes, split over the threads.
+  std::mt19937 rng(7);
+  Generator gen(8);
+  for (auto [c, hw] : {std::pair<int64_t, int64_t>{32, 28}, {64, 14}, {24, 15}})
+    for (int mode : {0, 3, 4}) {
+      SCOPED_TRACE(fmt::format("[16, {}, {}, {}] input mode {}", c, hw, hw, mode));
+      PoolParams p = non_overlapping(16, c, hw, hw, 2, 2);
+      check_max_pool_vec(p, pool_input({p.n, p.c, p.ih, p.iw}, mode, rng), gen);
+    }
+}
+
+TEST(PoolKernels, MaxPoolVecAppliesOnlyToNonOverlappingWindows) {
+  PoolParams p = non_overlapping(2, 3, 9, 9, 2, 2);
+  EXPECT_TRUE(max_pool2d_vec_applies(p));
+  auto with = [&](auto change) {
+    PoolParams q = p;
+    change(q);
+    return max_pool2d_vec_applies(q);
+  };
+  EXPECT_FALSE(with([](PoolParams& q) { q.dtype = kFloat64; }));
+  EXPECT_FALSE(with([](PoolParams& q) {  // overlapping windows
+    q.sh = q.sw = 1;
+    q.oh = q.ow = 8;
+  }));
+  EXPECT_FALSE(with([](PoolParams& q) {
+    q.pt = q.pl = 1;
+    q.oh = q.ow = 5;
+  }));
+  EXPECT_FALSE(with([](PoolParams& q) {
+    q.dh = q.dw = 2;
+    q.oh = q.ow = 4;
+  }));
+  EXPECT_FALSE(with([](PoolParams& q) { q.oh = q.ow = 5; }));  // ceil_mode's last window hangs over
+  EXPECT_FALSE(with([](PoolParams& q) {
+    q.kh = q.kw = q.sh = q.sw = 5;
+    q.oh = q.ow = 1;
+  }));
+  EXPECT_FALSE(with([](PoolParams& q) {
+    q.kw = q.sw = 1;
+    q.ow = 9;
+  }));
+}
+
+TEST(Pool, MaxPoolVecNonContiguousAndAutograd) {
+  // Through the ops: a transposed input, values, indices and the input
+  // gradient against the reference loops on the contiguous copy.
+  Generator gen(9);
+  Tensor base = randn({3, 5, 11, 14}, kFloat32, &gen);
+  Tensor x = base.transpose(2, 3).detach().requires_grad_();
+  ASSERT_FALSE(x.is_contiguous());
+  PoolParams p = non_overlapping(3, 5, 14, 11, 2, 2);
+  ASSERT_TRUE(max_pool2d_vec_applies(p));
+  Tensor xc = x.detach().contiguous(), out_ref = empty({3, 5, 7, 5}), idx_ref = empty({3, 5, 7, 5}, kInt64);
+  max_pool2d_ref(p, xc.data_ptr(), out_ref.data_ptr(), idx_ref.data_ptr<int64_t>());
+  auto [out, idx] = max_pool2d_with_indices(x, {2});
+  expect_same_bits(out, out_ref, "forward");
+  EXPECT_EQ(idx.to_vector<int64_t>(), idx_ref.to_vector<int64_t>());
+  Tensor g = randn({3, 5, 7, 5}, kFloat32, &gen), gx_ref = empty({3, 5, 14, 11});
+  max_pool2d_backward_ref(p, g.data_ptr(), idx_ref.data_ptr<int64_t>(), gx_ref.data_ptr());
+  max_pool2d(x, {2}).backward(g);
+  expect_same_bits(x.grad(), gx_ref, "input gradient");
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The pooling loops (Note [pool geometry]), one NCHW plane per task. They
 // are the production kernels for every pooling op but float32 avg backward
-// (Note [pooling on oneDNN] in pool_dnnl.cpp), and that one's oracle.
+// (Note [pooling on oneDNN] in pool_dnnl.cpp) and float32 max pooling over
+// non-overlapping windows (pool_vec.cpp), and those two's oracle.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -172,13 +173,6 @@ void adaptive_avg_pool_backward(const PoolParams& p, const T* gout, T* gin) {
   });
 }
 
-void max_pool2d_backward_cpu(const PoolParams& p, const void* grad_out, const int64_t* indices, void* grad_in) {
-  dispatch_pool(p.dtype, "max_pool2d_backward", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    max_pool_backward<T>(p, static_cast<const T*>(grad_out), indices, static_cast<T*>(grad_in));
-  });
-}
-
 void adaptive_avg_pool2d_cpu(const PoolParams& p, const void* in, void* out) {
   dispatch_pool(p.dtype, "adaptive_avg_pool2d", [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -202,6 +196,13 @@ void max_pool2d_ref(const PoolParams& p, const void* in, void* out, int64_t* ind
   });
 }
 
+void max_pool2d_backward_ref(const PoolParams& p, const void* grad_out, const int64_t* indices, void* grad_in) {
+  dispatch_pool(p.dtype, "max_pool2d_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    max_pool_backward<T>(p, static_cast<const T*>(grad_out), indices, static_cast<T*>(grad_in));
+  });
+}
+
 void avg_pool2d_ref(const PoolParams& p, const void* in, void* out) {
   dispatch_pool(p.dtype, "avg_pool2d", [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -216,10 +217,8 @@ void avg_pool2d_backward_ref(const PoolParams& p, const void* grad_out, void* gr
   });
 }
 
-EMBER_REGISTER_KERNEL(max_pool2d, CPU, max_pool2d_ref);
-EMBER_REGISTER_KERNEL(max_pool2d_with_indices, CPU, max_pool2d_ref);
+// max_pool2d, max_pool2d_with_indices and max_pool2d_backward: pool_vec.cpp.
 EMBER_REGISTER_KERNEL(avg_pool2d, CPU, avg_pool2d_ref);
-EMBER_REGISTER_KERNEL(max_pool2d_backward, CPU, max_pool2d_backward_cpu);
 EMBER_REGISTER_KERNEL(adaptive_avg_pool2d, CPU, adaptive_avg_pool2d_cpu);
 EMBER_REGISTER_KERNEL(adaptive_avg_pool2d_backward, CPU, adaptive_avg_pool2d_backward_cpu);
 
