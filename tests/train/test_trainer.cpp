@@ -319,3 +319,21 @@ TEST(Trainer, Bf16MixedPrecisionTrainsWithFloat32Weights) {
   for (const auto& [k, v] : load_checkpoint((fs::path(dir) / "last.ckpt").string()).model)
     EXPECT_TRUE(v.dtype() == kFloat32 || v.dtype() == kInt64) << k;  // master weights (and BN's counter)
 }
+
+TEST(Trainer, ReduceLROnPlateauIsFedTheMonitoredMetric) {
+  // Monitoring accuracy as if lower were better: every improving epoch is a
+  // plateau for the scheduler, which halves the lr after patience 0.
+  std::string dir = fresh_dir("plateau");
+  run(small_config({"train.epochs=3", "schedule.name=plateau", "schedule.patience=0", "schedule.factor=0.5",
+                    "train.checkpoint.monitor=train_acc", "train.checkpoint.mode=min", "log.timing=false"}),
+      dir);
+  MetricsTable t = MetricsTable::from_csv(slurp(fs::path(dir) / "metrics.csv"), "metrics.csv");
+  std::vector<double> acc = t.column("train_acc"), lr = t.column("lr");
+  ASSERT_EQ(lr.size(), 3u);
+  EXPECT_EQ(lr[0], 0.001);
+  // Epoch 2 trains at half the lr iff epoch 1's accuracy did not beat the
+  // initial best (it always does: the first value sets it), so lr[1] is
+  // unchanged; epoch 3 halves when epoch 2's accuracy was not lower.
+  EXPECT_EQ(lr[1], 0.001);
+  EXPECT_EQ(lr[2], acc[1] < acc[0] * (1 - 1e-4) ? 0.001 : 0.0005);
+}
