@@ -21,6 +21,8 @@ Schema data_schema() {
       {"data.train_file", ValueType::String, std::string(""), "training file (csv, text)"},
       {"data.test_file", ValueType::String, std::string(""), "test file (csv, text)"},
       {"data.label_column", ValueType::String, std::string("label"), "label column (csv)"},
+      {"data.task", ValueType::String, std::string("classification"), "csv: class labels or numeric targets "
+       "(regression: MSE loss, MSE/MAE metrics)", {"classification", "regression"}},
       {"data.val_fraction", ValueType::Float, 0.1, "fraction of the training set held out for validation"},
       {"data.batch_size", ValueType::Int, int64_t{128}, "training batch size"},
       {"data.eval_batch_size", ValueType::Int, int64_t{512}, "batch size of validation and test"},
@@ -118,6 +120,7 @@ Raw load_csv(const Config& c) {
   require_file("data.test_file", c.get_string("data.test_file"));
   CsvOptions opt;
   opt.label_column = c.get_string("data.label_column");
+  opt.regression = c.get_string("data.task") == "regression";
   auto train = std::make_shared<CsvDataset>(c.get_string("data.train_file"), opt);
   opt.classes = train->classes();
   auto test = std::make_shared<CsvDataset>(c.get_string("data.test_file"), opt);
@@ -127,6 +130,11 @@ Raw load_csv(const Config& c) {
   r.train = train;
   r.test = test;
   r.info.input_shape = {train->features().size(1)};
+  if (opt.regression) {
+    r.info.task = Task::Regression;
+    r.info.num_classes = 1;  // one output
+    return r;
+  }
   int64_t classes = static_cast<int64_t>(train->classes().size());
   if (classes == 0) classes = train->labels().numel() ? train->labels().max().item<int64_t>() + 1 : 0;
   r.info.num_classes = classes;

@@ -7,6 +7,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "ember/ember.h"
@@ -336,4 +337,45 @@ TEST(Trainer, ReduceLROnPlateauIsFedTheMonitoredMetric) {
   // unchanged; epoch 3 halves when epoch 2's accuracy was not lower.
   EXPECT_EQ(lr[1], 0.001);
   EXPECT_EQ(lr[2], acc[1] < acc[0] * (1 - 1e-4) ? 0.001 : 0.0005);
+}
+
+TEST(Trainer, CsvRegressionReportsMseAndMae) {
+  // y = 2 a - b + 0.5 on 400 rows; an MLP should fit it closely.
+  std::string dir = fresh_dir("regression");
+  fs::create_directories(dir);
+  auto write = [&](const std::string& name, int rows, int seed) {
+    std::ofstream f(fs::path(dir) / name);
+    f << "a,b,y\n";
+    uint64_t s = static_cast<uint64_t>(seed);
+    auto next = [&s] { s = s * 6364136223846793005ULL + 1442695040888963407ULL; return static_cast<double>(s >> 11) / 9007199254740992.0 * 2 - 1; };
+    for (int i = 0; i < rows; ++i) {
+      double a = next(), b = next();
+      f << a << "," << b << "," << 2 * a - b + 0.5 << "\n";
+    }
+    return (fs::path(dir) / name).string();
+  };
+  std::string train = write("train.csv", 400, 1), test = write("test.csv", 100, 2);
+  Config c = load_config("", {"model.name=mlp", "model.hidden=[32]", "data.dataset=csv", "data.task=regression",
+                              "data.label_column=y", "data.train_file=" + train, "data.test_file=" + test,
+                              "data.batch_size=20", "data.num_workers=0", "train.epochs=30", "optim.lr=0.01",
+                              "log.progress=none", "train.threads=2"});
+  TrainResult r = run(c, (fs::path(dir) / "run").string());
+  ASSERT_TRUE(r.finished);
+  std::map<std::string, double> m(r.test_metrics.begin(), r.test_metrics.end());
+  ASSERT_TRUE(m.count("test_mse") && m.count("test_mae"));
+  // The targets have variance ~1.7; a fitted model is far below that.
+  EXPECT_LT(m["test_mse"], 0.02);
+  EXPECT_LT(m["test_mae"], 0.12);
+  EXPECT_NEAR(m["test_loss"], m["test_mse"], 1e-6 * m["test_mse"]);  // float32 loss vs double sums
+  MetricsTable t = MetricsTable::from_csv(slurp(fs::path(dir) / "run" / "metrics.csv"), "metrics.csv");
+  EXPECT_TRUE(t.has_column("val_mae"));
+  EXPECT_LT(t.column("val_mse").back(), t.column("val_mse").front());
+  // A non-numeric target names the file, line and column.
+  { std::ofstream(fs::path(dir) / "bad.csv") << "a,b,y\n1,2,3\n1,2,x\n"; }
+  expect_error([&] {
+    Config bad = load_config("", {"model.name=mlp", "data.dataset=csv", "data.task=regression", "data.label_column=y",
+                                  "data.train_file=" + (fs::path(dir) / "bad.csv").string(), "data.test_file=" + test,
+                                  "log.progress=none"});
+    run(bad, (fs::path(dir) / "run_bad").string());
+  }, {"bad.csv", "line 3", "'x'", "not a number"});
 }

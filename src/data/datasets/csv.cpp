@@ -124,6 +124,20 @@ CsvDataset::CsvDataset(const std::string& path, CsvOptions options) {
   }
   const size_t n = label_text.size();
 
+  if (options.regression) {
+    // Targets are numbers: float32 [N, 1].
+    std::vector<float> targets(n);
+    for (size_t i = 0; i < n; ++i) {
+      double d = 0;
+      EMBER_CHECK(parse_double(label_text[i], d), "CsvDataset: '{}' line {}: target '{}' ('{}') is not a number",
+                  path, label_line[i], label_text[i], options.label_column);
+      targets[i] = static_cast<float>(d);
+    }
+    features_ = tensor<float>(feats, {static_cast<int64_t>(n), static_cast<int64_t>(nf)});
+    labels_ = tensor<float>(targets, {static_cast<int64_t>(n), 1});
+    return;
+  }
+
   // Labels: names (classes given, or any non-integer label) or integers.
   std::vector<int64_t> labels(n);
   bool numeric = options.classes.empty();

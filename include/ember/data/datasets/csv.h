@@ -27,6 +27,7 @@ struct CsvOptions {
   int64_t num_classes = -1;
   // Class names of the training split, so a test file maps names the same way.
   std::vector<std::string> classes;
+  bool regression = false;  // numeric targets: labels() is float32 [N, 1]
 };
 
 // Samples (features float32 [F], label int64 []). Every row must have as
@@ -38,7 +39,7 @@ class CsvDataset : public Dataset {
   Sample get(int64_t index) const override;
 
   const Tensor& features() const { return features_; }  // float32 [N, F]
-  const Tensor& labels() const { return labels_; }      // int64 [N]
+  const Tensor& labels() const { return labels_; }      // int64 [N] (float32 [N, 1] for regression)
   const std::vector<std::string>& feature_names() const { return feature_names_; }
   // Names of the classes when labels were names (empty for numeric labels).
   const std::vector<std::string>& classes() const { return classes_; }
