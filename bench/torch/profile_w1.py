@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """torch.profiler breakdown of W1 training steps (the anchor model, batch 128, Adam, 2 threads): docs/performance.md."""
-import sys, time, torch, torch.nn as nn
-sys.path.insert(0, "/work/shared/anchors")
+import os, sys, torch, torch.nn as nn
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../shared/anchors"))
 from w1_fmnist_cnn import make_model
 torch.set_num_threads(2)
 torch.manual_seed(0)
