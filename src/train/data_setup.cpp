@@ -25,7 +25,8 @@ Schema data_schema() {
        "(regression: MSE loss, MSE/MAE metrics)", {"classification", "regression"}},
       {"data.val_fraction", ValueType::Float, 0.1, "fraction of the training set held out for validation"},
       {"data.batch_size", ValueType::Int, int64_t{128}, "training batch size"},
-      {"data.eval_batch_size", ValueType::Int, int64_t{512}, "batch size of validation and test"},
+      {"data.eval_batch_size", ValueType::Int, int64_t{0}, "batch size of validation and test (0: data.batch_size, "
+       "so evaluation reuses the training step's cached buffers)"},
       {"data.num_workers", ValueType::Int, int64_t{2}, "loader worker threads (0: load in the training thread)"},
       {"data.prefetch_factor", ValueType::Int, int64_t{2}, "batches each worker loads ahead"},
       {"data.drop_last", ValueType::Bool, false, "drop the last incomplete training batch"},
@@ -267,6 +268,7 @@ DataBundle build_data(const Config& c) {
 std::unique_ptr<DataLoader> make_loader(const Config& c, const DatasetPtr& dataset, bool train) {
   DataLoaderOptions opt;
   opt.batch_size = c.get_int(train ? "data.batch_size" : "data.eval_batch_size");
+  if (!train && opt.batch_size == 0) opt.batch_size = c.get_int("data.batch_size");
   EMBER_CHECK(opt.batch_size > 0, "data.{} must be positive, got {}", train ? "batch_size" : "eval_batch_size",
               opt.batch_size);
   opt.shuffle = train;
