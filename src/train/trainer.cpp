@@ -85,6 +85,7 @@ int64_t count_parameters(const nn::Module& m) {
 struct EvalStats {
   double loss = 0, accuracy = 0;
   std::vector<std::pair<std::string, double>> metrics;  // unprefixed names
+  std::vector<std::pair<std::string, double>> per_class;  // "precision[Coat]", ...
   std::vector<std::vector<int64_t>> confusion;
 };
 
@@ -131,8 +132,17 @@ EvalStats evaluate_loader(const Config& c, const DataInfo& info, nn::Module& mod
                {"recall", m.recall_macro()},
                {"f1", m.f1_macro()}};
   if (k) s.metrics.emplace_back(fmt::format("top{}_acc", k), m.top_k_accuracy(k));
+  s.metrics.emplace_back("precision_weighted", m.precision_weighted());
+  s.metrics.emplace_back("recall_weighted", m.recall_weighted());
   s.metrics.emplace_back("f1_weighted", m.f1_weighted());
   s.confusion = m.confusion();
+  const auto p = m.precision_per_class(), r = m.recall_per_class(), f = m.f1_per_class();
+  for (size_t i = 0; i < p.size(); ++i) {
+    std::string name = i < info.class_names.size() ? info.class_names[i] : std::to_string(i);
+    s.per_class.emplace_back(fmt::format("precision[{}]", name), p[i]);
+    s.per_class.emplace_back(fmt::format("recall[{}]", name), r[i]);
+    s.per_class.emplace_back(fmt::format("f1[{}]", name), f[i]);
+  }
   return s;
 }
 
@@ -425,6 +435,7 @@ std::vector<std::pair<std::string, double>> Trainer::State::final_test() {
   std::vector<std::pair<std::string, double>> out;
   for (const auto& [name, value] : t.metrics) out.emplace_back("test_" + name, value);
   out.emplace_back("best_epoch", static_cast<double>(best_epoch));
+  for (const auto& [name, value] : t.per_class) out.emplace_back("test_" + name, value);
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
   for (const auto& [name, value] : out) j[name] = value;
   io::write_file_atomic((fs::path(run_dir) / "test_metrics.json").string(), j.dump(2) + "\n", "test_metrics.json");
@@ -524,6 +535,7 @@ EvalResult evaluate(const std::string& target, const std::string& split, std::os
   EvalResult r;
   r.split = split;
   for (const auto& [k, v] : st.metrics) r.metrics.emplace_back(split + "_" + k, v);
+  for (const auto& [k, v] : st.per_class) r.metrics.emplace_back(split + "_" + k, v);
   r.confusion = st.confusion;
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
   j["checkpoint"] = path;

@@ -85,6 +85,10 @@ TEST(Trainer, WritesEveryFileOfTheRunDirectory) {
     if (k == "test_acc") acc = v;
   EXPECT_GT(acc, 0.2);  // chance is 0.1
   EXPECT_LE(acc, 1.0);
+  std::map<std::string, double> tm(r.test_metrics.begin(), r.test_metrics.end());
+  for (const char* k : {"test_precision", "test_recall", "test_f1", "test_f1_weighted", "test_precision_weighted",
+                        "test_top5_acc", "test_f1[Coat]", "test_recall[Ankle boot]", "test_precision[T-shirt/top]"})
+    EXPECT_TRUE(tm.count(k)) << k;
   std::string svg = slurp(fs::path(dir) / "curves.svg");
   EXPECT_EQ(svg.rfind("<svg", 0) == 0 || svg.find("<svg") != std::string::npos, true);
   std::string html = slurp(fs::path(dir) / "report.html");
