@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "ember/core/autocast.h"
+#include <cmath>
+
 #include "ember/ember.h"
 
 using namespace ember;
@@ -56,4 +58,34 @@ TEST(Autocast, Float64IsLeftAlone) {
     AutocastGuard off(false);
     return mm(x, x);
   }()));
+}
+
+// Note [fast exp] (kernels/cpu/vec_f32.cpp): the in-range polynomial path
+// and the fallback at the edges agree with double-precision exp to ~1 ulp.
+TEST(ExpKernel, MatchesDoubleExpAcrossTheRangeAndEdges) {
+  std::vector<float> xs;
+  for (int i = -2000; i <= 2000; ++i) xs.push_back(static_cast<float>(i) * 0.0443f);  // -88.6 .. 88.6
+  for (float v : {-87.0f, -86.999f, 88.0f, 87.999f, 88.01f, -87.01f, 0.0f, -0.0f, 1e-8f, -1e-8f, 0.34657f,
+                  -0.34657f, 0.34658f, 88.7f, 88.8f, -103.0f, -104.0f, -200.0f, 200.0f})
+    xs.push_back(v);
+  const size_t n = xs.size();
+  Tensor x = tensor<float>(xs, {static_cast<int64_t>(n)});
+  Tensor y = exp(x);
+  const float* p = y.data_ptr<float>();
+  for (size_t i = 0; i < n; ++i) {
+    double want = std::exp(static_cast<double>(xs[i]));
+    if (want > 3.4028234663852886e38) {
+      EXPECT_TRUE(std::isinf(p[i]) && p[i] > 0) << xs[i];
+    } else if (want < 1.1754943508222875e-38) {
+      EXPECT_NEAR(p[i], want, 1e-45 * 4) << xs[i];  // denormals: absolute
+    } else {
+      EXPECT_NEAR(p[i] / want, 1.0, 3e-7) << "exp(" << xs[i] << ") = " << p[i] << ", want " << want;
+    }
+  }
+  // NaN and infinities, in a vector of otherwise in-range values.
+  Tensor special = exp(tensor<float>({1.0f, NAN, INFINITY, -INFINITY, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f}, {9}));
+  EXPECT_TRUE(std::isnan(special[1].item<float>()));
+  EXPECT_TRUE(std::isinf(special[2].item<float>()));
+  EXPECT_EQ(special[3].item<float>(), 0.0f);
+  EXPECT_NEAR(special[0].item<float>(), std::exp(1.0), 3e-7 * std::exp(1.0));
 }
