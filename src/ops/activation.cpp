@@ -1,5 +1,6 @@
 // Composite activations, dropout, embedding and normalisation (see
 // include/ember/ops/activation.h).
+#include "ops/op_util.h"
 #include "ember/ops/activation.h"
 
 #include "ember/core/grad_mode.h"
@@ -15,7 +16,6 @@ namespace {
 void check_float(const Tensor& x, const char* op) {
   EMBER_CHECK_TYPE(x.is_floating_point(), "{}: expected a floating-point tensor, got {}", op, to_string(x.dtype()));
 }
-std::string shape_str(IntArrayRef s) { return fmt::format("[{}]", fmt::join(s.vec(), ", ")); }
 }  // namespace
 
 Tensor leaky_relu(const Tensor& x, double negative_slope) {
@@ -84,14 +84,6 @@ Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<int6
   return rows.view(out_shape);
 }
 
-namespace {
-// [1, C, 1, ...] so per-channel vectors broadcast over (N, C, *).
-std::vector<int64_t> channel_shape(const Tensor& input) {
-  std::vector<int64_t> s(static_cast<size_t>(input.dim()), 1);
-  s[1] = input.size(1);
-  return s;
-}
-}  // namespace
 
 Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight, const Tensor& bias,
                   double eps) {

@@ -3,6 +3,7 @@
 // dtypes and for double backward (create_graph).
 #include <cmath>
 
+#include "ops/op_util.h"
 #include "ember/core/grad_graph.h"
 #include "ember/core/grad_mode.h"
 #include "ember/ops/activation.h"
@@ -15,15 +16,6 @@
 namespace ember {
 
 namespace {
-
-std::string shape_str(IntArrayRef s) { return fmt::format("[{}]", fmt::join(s.vec(), ", ")); }
-
-// [1, C, 1, ...] so per-channel vectors broadcast over (N, C, *).
-std::vector<int64_t> channel_shape(const Tensor& input) {
-  std::vector<int64_t> s(static_cast<size_t>(input.dim()), 1);
-  s[1] = input.size(1);
-  return s;
-}
 
 std::vector<int64_t> reduce_dims(const Tensor& input) {
   std::vector<int64_t> dims;

@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "ops/op_util.h"
 #include "ember/core/grad_graph.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
@@ -15,7 +16,6 @@
 namespace ember {
 namespace {
 
-std::string shape_str(IntArrayRef s) { return fmt::format("[{}]", fmt::join(s, ", ")); }
 
 // Note [conv derivatives]: with y = conv(x, w) (Note [conv geometry]), the
 // three linear maps

@@ -1,5 +1,6 @@
 // Joining, splitting and index-driven ops: cat/stack, split/chunk/unbind,
 // index_select, gather, scatter, masked_select, nonzero, index_fill_.
+#include "ops/op_util.h"
 #include "ember/ops/indexing.h"
 
 #include "ember/ops/elementwise.h"
@@ -13,7 +14,6 @@
 namespace ember {
 namespace {
 
-std::string shape_str(IntArrayRef s) { return fmt::format("[{}]", fmt::join(s, ", ")); }
 
 // Every value of index (int64) lies in [0, size), or an error like PyTorch's:
 // "gather: index 5 is out of bounds for dimension 1 with size 4". Checked

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "ops/op_util.h"
 #include "ember/core/grad_graph.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/indexing.h"
@@ -13,7 +14,6 @@
 namespace ember {
 namespace {
 
-std::string shape_str(IntArrayRef s) { return fmt::format("[{}]", fmt::join(s, ", ")); }
 TensorOptions like(const Tensor& t) { return TensorOptions(t.dtype()).device(t.device()); }
 
 // A (C, H, W) input is treated as a batch of one.

@@ -2,6 +2,7 @@
 // repeat, flip, one_hot.
 #include <algorithm>
 
+#include "ops/op_util.h"
 #include "ember/core/grad_graph.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
@@ -11,7 +12,6 @@
 namespace ember {
 namespace {
 
-std::string shape_str(IntArrayRef s) { return fmt::format("[{}]", fmt::join(s, ", ")); }
 
 // Keeps the elements on and below (tril) or above (triu) the diagonal: a
 // [rows, cols] mask from column - row, broadcast over the batch dims.

@@ -8,7 +8,6 @@ namespace ember::train {
 
 namespace {
 
-using S = std::vector<std::string>;
 using F = std::vector<double>;
 using I = std::vector<int64_t>;
 
