@@ -1,5 +1,6 @@
 #include "ember/train/checkpoint.h"
 
+#include <charconv>
 #include <nlohmann/json.hpp>
 
 #include "ember/ember.h"
@@ -35,19 +36,15 @@ std::map<std::string, double> json_to_map(const std::string& text, const std::st
   return out;
 }
 
+const std::string& require(const safetensors::Metadata& m, const char* key, const std::string& path);
+
 int64_t parse_count(const safetensors::Metadata& m, const char* key, const std::string& path) {
-  auto it = m.find(key);
-  EMBER_CHECK(it != m.end(), "checkpoint '{}': metadata has no '{}'; the file is corrupt or not an Ember checkpoint",
-              path, key);
-  try {
-    size_t used = 0;
-    int64_t v = std::stoll(it->second, &used);
-    EMBER_CHECK(used == it->second.size() && v >= 0, "bad");
-    return v;
-  } catch (const std::exception&) {
-    EMBER_CHECK(false, "checkpoint '{}': metadata '{}' = '{}' is not a count", path, key, it->second);
-  }
-  return 0;
+  const std::string& text = require(m, key, path);
+  int64_t v = -1;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  EMBER_CHECK(ec == std::errc() && end == text.data() + text.size() && v >= 0,
+              "checkpoint '{}': metadata '{}' = '{}' is not a count", path, key, text);
+  return v;
 }
 
 const std::string& require(const safetensors::Metadata& m, const char* key, const std::string& path) {

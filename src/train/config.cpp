@@ -304,7 +304,7 @@ const OptionSpec& require_key(const Schema& schema, std::string_view key, std::s
 void Config::set_text(std::string_view key, std::string_view text, std::string_view origin) {
   const OptionSpec& spec = require_key(schema_, key, origin);
   values_[spec.key] = parse_value(spec, text, origin);
-  set_[spec.key] = true;
+  set_.insert(spec.key);
 }
 
 void Config::set(std::string_view key, Value value) {
@@ -313,7 +313,7 @@ void Config::set(std::string_view key, Value value) {
     config_error(fmt::format("config key '{}' expects {}, got '{}'", key, value_type_name(spec.type),
                              value_to_text(value)));
   values_[spec.key] = std::move(value);
-  set_[spec.key] = true;
+  set_.insert(spec.key);
 }
 
 void Config::apply_override(std::string_view assignment) {
@@ -324,8 +324,7 @@ void Config::apply_override(std::string_view assignment) {
 }
 
 bool Config::is_set(std::string_view key) const {
-  auto it = set_.find(key);
-  return it != set_.end() && it->second;
+  return set_.find(key) != set_.end();
 }
 
 const Value& Config::value(std::string_view key) const {
@@ -436,8 +435,7 @@ std::string Config::to_yaml(bool with_help) const {
 
 Config Config::rebased(Schema schema) const {
   Config out(std::move(schema));
-  for (const auto& [key, is] : set_)
-    if (is) out.set(key, values_.at(key));
+  for (const std::string& key : set_) out.set(key, values_.at(key));
   return out;
 }
 

@@ -105,25 +105,24 @@ EvalStats evaluate_loader(const Config& c, const DataInfo& info, nn::Module& mod
   model.eval();
   NoGradGuard no_grad;
   AutocastGuard autocast(c.get_string("train.mixed_precision") == "bf16");
-  EvalStats s;
-  if (info.task == Task::Regression) {
-    RegressionMetrics m;
+  auto accumulate = [&](auto& metrics) {
     for (data::Sample& batch : loader) {
       Tensor out = model_forward(model, batch[0]);
       Tensor target = batch[1].tensor();
-      m.update(out, target, compute_loss(c, info, out, target).item<double>());
+      metrics.update(out, target, compute_loss(c, info, out, target).item<double>());
     }
+  };
+  EvalStats s;
+  if (info.task == Task::Regression) {
+    RegressionMetrics m;
+    accumulate(m);
     s.loss = m.loss();
     s.metrics = {{"loss", m.loss()}, {"mse", m.mse()}, {"mae", m.mae()}};
     return s;
   }
   int64_t k = top_k_of(c, info);
   ClassificationMetrics m(info.num_classes, k ? std::vector<int64_t>{k} : std::vector<int64_t>{});
-  for (data::Sample& batch : loader) {
-    Tensor out = model_forward(model, batch[0]);
-    Tensor target = batch[1].tensor();
-    m.update(out, target, compute_loss(c, info, out, target).item<double>());
-  }
+  accumulate(m);
   s.loss = m.loss();
   s.accuracy = m.accuracy();
   s.metrics = {{"loss", m.loss()},
@@ -154,7 +153,6 @@ struct Trainer::State {
   std::unique_ptr<Checkpoint> resume_from;
   std::string run_dir;
 
-  std::ostream* out = nullptr;
   std::unique_ptr<RunLog> log;
   DataBundle data;
   std::unique_ptr<data::DataLoader> train_loader, val_loader, test_loader;
@@ -236,7 +234,7 @@ Checkpoint Trainer::State::make_checkpoint() const {
 
 void Trainer::State::setup() {
   const Config& c = config;
-  out = options.out ? options.out : &std::cout;
+  std::ostream* out = options.out ? options.out : &std::cout;
   bool tty = out == &std::cout && ::isatty(STDOUT_FILENO);
   log = std::make_unique<RunLog>(*out, tty);
 

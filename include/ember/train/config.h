@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -90,7 +91,7 @@ class Config {
  private:
   Schema schema_;
   std::map<std::string, Value, std::less<>> values_;
-  std::map<std::string, bool, std::less<>> set_;
+  std::set<std::string, std::less<>> set_;  // keys set by a file or an override
 };
 
 // Text of a value as it would appear in YAML ("0.001", "true", "[1, 2]").
