@@ -89,7 +89,7 @@ void run_node(Node& n, GraphTask& task, std::vector<Node*>& ready) {
   if (auto it = task.captures.find(&n); it != task.captures.end()) {
     for (const Capture& c : it->second) task.captured[c.slot] = grads[c.input_nr];
   }
-  bool is_leaf_sink = dynamic_cast<AccumulateGrad*>(&n) != nullptr;
+  bool is_leaf_sink = n.is_leaf_sink();
   variable_list outputs;
   if (!is_leaf_sink || task.accumulate) {
     outputs = n.apply(std::move(grads));

@@ -111,15 +111,26 @@ constexpr size_t kThreadCacheDepth = 32;
 
 CachingCpuAllocator& allocator();
 
+// Trivially destructible and constant initialised, so reading it costs no TLS
+// guard (see Note [pool thread exit] in object_pool.cpp); blocks go back to
+// the shared cache at thread exit through ThreadCacheReturn, registered when a
+// thread first caches a block.
 struct ThreadCache {
   std::array<std::array<void*, kThreadCacheDepth>, kThreadCacheClasses> blocks{};
   std::array<uint8_t, kThreadCacheClasses> count{};
-  ~ThreadCache();
 };
 
-ThreadCache& thread_cache() {
-  thread_local ThreadCache cache;
-  return cache;
+constinit thread_local ThreadCache tls_cache;
+
+ThreadCache& thread_cache() { return tls_cache; }
+
+struct ThreadCacheReturn {
+  ~ThreadCacheReturn();
+};
+
+[[gnu::noinline]] void register_cache_return() {
+  thread_local ThreadCacheReturn r;
+  (void)r;
 }
 
 CachingCpuAllocator& allocator() {
@@ -129,9 +140,12 @@ CachingCpuAllocator& allocator() {
   return *a;
 }
 
-ThreadCache::~ThreadCache() {
-  for (size_t c = 0; c < kThreadCacheClasses; ++c)
-    for (size_t i = 0; i < count[c]; ++i) allocator().deallocate(blocks[c][i], (c + 1) * kSmallStep);
+ThreadCacheReturn::~ThreadCacheReturn() {
+  ThreadCache& tc = tls_cache;
+  for (size_t c = 0; c < kThreadCacheClasses; ++c) {
+    for (size_t i = 0; i < tc.count[c]; ++i) allocator().deallocate(tc.blocks[c][i], (c + 1) * kSmallStep);
+    tc.count[c] = 0;
+  }
 }
 
 }  // namespace
@@ -151,6 +165,7 @@ void cpu_free(void* p, size_t nbytes) {
     size_t cls = size_class(nbytes) / kSmallStep - 1;
     ThreadCache& tc = thread_cache();
     if (tc.count[cls] < kThreadCacheDepth) {
+      if (tc.count[cls] == 0) register_cache_return();
       tc.blocks[cls][tc.count[cls]++] = p;
       return;
     }

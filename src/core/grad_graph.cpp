@@ -1,12 +1,14 @@
 // Graph bookkeeping: saved tensors, node numbering, edges and history.
 #include "ember/core/grad_graph.h"
 
-#include <atomic>
 
 namespace ember {
 namespace {
 
-std::atomic<uint64_t> next_sequence_nr{0};
+// Per thread, as in PyTorch: numbers order the nodes one thread records (and
+// name them in anomaly messages); a shared atomic counter cost a locked
+// instruction per recorded op.
+constinit thread_local uint64_t next_sequence_nr = 0;
 
 Tensor alias_without_grad(const Tensor& t) {
   return Tensor(make_intrusive<TensorImpl>(t.storage(), t.dtype(), DimVector(t.sizes()),
@@ -90,10 +92,10 @@ Tensor SavedTensor::unpack() const {
   return t;
 }
 
-Node::Node(const char* name) : name_(name), sequence_nr_(next_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {}
+Node::Node(const char* name) : name_(name), sequence_nr_(next_sequence_nr++) {}
 
 Node::~Node() {
-  thread_local EdgeList pending;
+  thread_local std::vector<Edge> pending;
   thread_local bool draining = false;
   for (Edge& e : next_edges)
     if (e.fn) pending.push_back(std::move(e));
@@ -132,8 +134,7 @@ Edge gradient_edge(const Tensor& t) {
   return {std::move(acc), 0};
 }
 
-EdgeList collect_next_edges(ArrayRef<const Tensor*> inputs) {
-  EdgeList edges;
+void collect_next_edges(ArrayRef<const Tensor*> inputs, EdgeList& edges) {
   edges.reserve(inputs.size());
   for (const Tensor* t : inputs) {
     if (!t->defined()) {
@@ -149,12 +150,11 @@ EdgeList collect_next_edges(ArrayRef<const Tensor*> inputs) {
                   m->view_version_, t->version());
     edges.push_back(gradient_edge(*t));
   }
-  return edges;
 }
 
-void set_history(const Tensor& out, const std::shared_ptr<Node>& fn, uint32_t output_nr, bool is_view) {
+void set_history(const Tensor& out, std::shared_ptr<Node> fn, uint32_t output_nr, bool is_view) {
   AutogradMeta& m = materialize_autograd_meta(out);
-  m.grad_fn_ = fn;
+  m.grad_fn_ = std::move(fn);
   m.output_nr_ = output_nr;
   m.is_view_ = is_view;
   if (is_view) m.view_version_ = out.version();

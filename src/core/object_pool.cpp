@@ -52,36 +52,52 @@ struct LocalLists {
     --count[cls];
     return b;
   }
-  // Moves n blocks of a class to the shared lists.
-  void donate(size_t cls, uint32_t n) {
+  // Moves n blocks of a class to the shared lists. Out of line, like refill
+  // and register_exit_donor, so the fast paths save no registers.
+  [[gnu::noinline]] void donate(size_t cls, uint32_t n) {
     SharedLists& s = shared();
     std::lock_guard<std::mutex> lock(s.mu);
     for (uint32_t i = 0; i < n && head[cls]; ++i) s.blocks[cls].push_back(pop(cls));
   }
-  void refill(size_t cls) {
-    {
-      SharedLists& s = shared();
-      std::lock_guard<std::mutex> lock(s.mu);
-      auto& v = s.blocks[cls];
-      for (uint32_t i = 0; i < kBatch && !v.empty(); ++i) {
-        push(cls, v.back());
-        v.pop_back();
-      }
-    }
-    if (head[cls]) return;
-    size_t size = (cls + 1) * kGranule;
-    char* slab = static_cast<char*>(std::aligned_alloc(64, kSlabBytes));
-    if (!slab) throw std::bad_alloc();
-    for (size_t off = 0; off + size <= kSlabBytes; off += size) push(cls, slab + off);
-  }
-  ~LocalLists() {
-    for (size_t c = 0; c < kClasses; ++c) donate(c, count[c]);
+  [[gnu::noinline]] void refill(size_t cls);
+};
+
+// Note [pool thread exit]: the lists are trivially destructible and constant
+// initialised, so the hot path reads them without a TLS guard or wrapper call
+// (a thread_local with a destructor costs both on every access). Returning a
+// thread's blocks at exit is the job of a separate thread_local that refill()
+// touches: every thread refills before its first allocation.
+constinit thread_local LocalLists tls_lists;
+
+LocalLists& local() { return tls_lists; }
+
+struct ExitDonor {
+  ~ExitDonor() {
+    for (size_t c = 0; c < kClasses; ++c) tls_lists.donate(c, tls_lists.count[c]);
   }
 };
 
-LocalLists& local() {
-  thread_local LocalLists lists;
-  return lists;
+[[gnu::noinline]] void register_exit_donor() {
+  thread_local ExitDonor donor;
+  (void)donor;
+}
+
+void LocalLists::refill(size_t cls) {
+  register_exit_donor();
+  {
+    SharedLists& s = shared();
+    std::lock_guard<std::mutex> lock(s.mu);
+    auto& v = s.blocks[cls];
+    for (uint32_t i = 0; i < kBatch && !v.empty(); ++i) {
+      push(cls, v.back());
+      v.pop_back();
+    }
+  }
+  if (head[cls]) return;
+  size_t size = (cls + 1) * kGranule;
+  char* slab = static_cast<char*>(std::aligned_alloc(64, kSlabBytes));
+  if (!slab) throw std::bad_alloc();
+  for (size_t off = 0; off + size <= kSlabBytes; off += size) push(cls, slab + off);
 }
 
 }  // namespace
@@ -103,6 +119,7 @@ void pool_free(void* p, size_t nbytes) noexcept {
   size_t cls = (nbytes - 1) / kGranule;
   LocalLists& l = local();
   l.push(cls, p);
+  if (l.count[cls] == 1) register_exit_donor();  // a thread that frees but never allocated
   if (l.count[cls] > kMaxLocal) l.donate(cls, kMaxLocal / 2);
 }
 

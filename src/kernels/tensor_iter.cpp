@@ -33,26 +33,29 @@ TensorIter::TensorIter(std::initializer_list<const Tensor*> operands, int nout, 
 }
 
 // Every operand contiguous with the output's shape, or a one-element input:
-// one flat dim, no sorting or merging needed.
+// one flat dim, no sorting or merging needed. One pass over the operands; a
+// miss falls back to compute_strides, which overwrites everything set here.
 bool TensorIter::try_fast_setup(const Tensor* const* ops) {
   const TensorImpl& out = *ops[0]->impl();
   if (!out.is_contiguous()) return false;
-  IntArrayRef shape = out.sizes();
-  for (int i = 1; i < ntensors_; ++i) {
-    const TensorImpl& t = *ops[i]->impl();
-    bool scalar = t.numel() == 1 && t.dim() <= static_cast<int64_t>(shape.size());
-    if (!scalar && !(t.is_contiguous() && IntArrayRef(t.sizes()).equals(shape))) return false;
-  }
-  ndim_ = 1;
-  numel_ = out.numel();
-  shape_[0] = numel_;
+  const DimVector& shape = out.sizes();
+  const int64_t n = out.numel();
   for (int i = 0; i < ntensors_; ++i) {
     const TensorImpl& t = *ops[i]->impl();
+    const int64_t es = static_cast<int64_t>(element_size(t.dtype()));
+    if (i == 0 || (t.is_contiguous() && t.sizes() == shape)) {
+      strides_[i][0] = es;
+    } else if (t.numel() == 1 && t.dim() <= static_cast<int64_t>(shape.size())) {
+      strides_[i][0] = n == 1 ? es : 0;
+    } else {
+      return false;
+    }
     dtypes_[i] = t.dtype();
     data_[i] = t.data();
-    bool broadcast = t.numel() == 1 && numel_ != 1;
-    strides_[i][0] = broadcast ? 0 : static_cast<int64_t>(element_size(t.dtype()));
   }
+  ndim_ = 1;
+  numel_ = n;
+  shape_[0] = n;
   return true;
 }
 

@@ -177,8 +177,9 @@ Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
   Tensor out = binary(Op::add, a, b, dt, dt);
   if (any_requires_grad({&a, &b})) {
     record("AddBackward0", {&a, &b}, {}, out,
-           [sa = DimVector(a.sizes()), sb = DimVector(b.sizes()), ta = a.dtype(), tb = b.dtype()](
-               const variable_list& g) -> variable_list { return {grad_for(g[0], sa, ta), grad_for(g[0], sb, tb)}; });
+           [ga = GradTarget(a, out), gb = GradTarget(b, out)](const variable_list& g) -> variable_list {
+             return {ga(g[0]), gb(g[0])};
+           });
   }
   return out;
 }
@@ -201,8 +202,9 @@ Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
   Tensor out = binary(Op::sub, a, b, dt, dt);
   if (any_requires_grad({&a, &b})) {
     record("SubBackward0", {&a, &b}, {}, out,
-           [sa = DimVector(a.sizes()), sb = DimVector(b.sizes()), ta = a.dtype(), tb = b.dtype()](
-               const variable_list& g) -> variable_list { return {grad_for(g[0], sa, ta), grad_for(neg(g[0]), sb, tb)}; });
+           [ga = GradTarget(a, out), gb = GradTarget(b, out)](const variable_list& g) -> variable_list {
+             return {ga(g[0]), gb(neg(g[0]))};
+           });
   }
   return out;
 }
@@ -226,10 +228,9 @@ Tensor mul(const Tensor& a, const Tensor& b) {
     bool need_a = a.requires_grad(), need_b = b.requires_grad();
     SavedTensor sa = need_b ? save(a) : SavedTensor(), sb = need_a ? save(b) : SavedTensor();
     record("MulBackward0", {&a, &b}, {sa, sb}, out,
-           [sa, sb, need_a, need_b, shape_a = DimVector(a.sizes()), shape_b = DimVector(b.sizes()),
-            ta = a.dtype(), tb = b.dtype()](const variable_list& g) -> variable_list {
-             return {need_a ? grad_for(g[0] * sb.unpack(), shape_a, ta) : Tensor(),
-                     need_b ? grad_for(g[0] * sa.unpack(), shape_b, tb) : Tensor()};
+           [sa, sb, need_a, need_b, ga = GradTarget(a, out), gb = GradTarget(b, out)](
+               const variable_list& g) -> variable_list {
+             return {need_a ? ga(g[0] * sb.unpack()) : Tensor(), need_b ? gb(g[0] * sa.unpack()) : Tensor()};
            });
   }
   return out;
@@ -250,11 +251,9 @@ Tensor div(const Tensor& a, const Tensor& b) {
   if (any_requires_grad({&a, &b})) {
     SavedTensor sa = save(a), sb = save(b);
     record("DivBackward0", {&a, &b}, {sa, sb}, out,
-           [sa, sb, shape_a = DimVector(a.sizes()), shape_b = DimVector(b.sizes()), ta = a.dtype(),
-            tb = b.dtype()](const variable_list& g) -> variable_list {
+           [sa, sb, ga = GradTarget(a, out), gb = GradTarget(b, out)](const variable_list& g) -> variable_list {
              Tensor bv = sb.unpack();
-             return {grad_for(div(g[0], bv), shape_a, ta),
-                     grad_for(neg(g[0]) * sa.unpack() / (bv * bv), shape_b, tb)};
+             return {ga(div(g[0], bv)), gb(neg(g[0]) * sa.unpack() / (bv * bv))};
            });
   }
   return out;

@@ -242,7 +242,7 @@ std::vector<Tensor> unbind(const Tensor& t, int64_t dim) {
   };
   auto node = make_node<LambdaNode<decltype(fn)>>("UnbindBackward0", std::vector<SavedTensor>{}, fn);
   node->num_outputs = static_cast<uint32_t>(n);
-  node->next_edges = collect_next_edges({&t});
+  collect_next_edges({&t}, node->next_edges);
   for (int64_t i = 0; i < n; ++i) set_history(out[i], node, static_cast<uint32_t>(i), /*is_view=*/true);
   return out;
 }

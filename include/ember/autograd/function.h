@@ -89,7 +89,7 @@ struct Function {
       return F::forward(&node->ctx, std::forward<Args>(args)...);
     }();
     if (!record_graph) return outputs;
-    node->next_edges = collect_next_edges(inputs);
+    collect_next_edges(inputs, node->next_edges);
     if constexpr (std::is_same_v<decltype(outputs), Tensor>) {
       node->num_outputs = 1;
       outputs = outputs.detach();

@@ -3,6 +3,8 @@
 // that runs it backwards lives in autograd/ (L3).
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -25,7 +27,82 @@ struct Edge {
   uint32_t input_nr = 0;
   bool valid() const { return fn != nullptr; }
 };
-using EdgeList = std::vector<Edge, PoolAllocator<Edge>>;
+
+// A node's edges. Most ops take one or two tensors, so two edges live inside
+// the node (no allocation per recorded op); wider ops (cat, custom functions)
+// move them all to the heap.
+class EdgeList {
+ public:
+  static constexpr size_t kInline = 2;
+  EdgeList() = default;
+  EdgeList(EdgeList&& o) noexcept { *this = std::move(o); }
+  EdgeList& operator=(EdgeList&& o) noexcept {
+    if (this == &o) return *this;
+    clear();
+    for (uint32_t i = 0; i < o.size_; ++i) inline_[i] = std::move(o.inline_[i]);
+    size_ = std::exchange(o.size_, 0);
+    heap_ = std::move(o.heap_);
+    o.heap_.clear();
+    return *this;
+  }
+  EdgeList(const EdgeList&) = delete;
+  EdgeList& operator=(const EdgeList&) = delete;
+
+  size_t size() const { return on_heap() ? heap_.size() : size_; }
+  bool empty() const { return size() == 0; }
+  Edge* begin() { return on_heap() ? heap_.data() : inline_.data(); }
+  Edge* end() { return begin() + size(); }
+  const Edge* begin() const { return on_heap() ? heap_.data() : inline_.data(); }
+  const Edge* end() const { return begin() + size(); }
+  Edge& operator[](size_t i) { return begin()[i]; }
+  const Edge& operator[](size_t i) const { return begin()[i]; }
+  Edge& back() { return begin()[size() - 1]; }
+
+  void reserve(size_t n) {
+    if (n > kInline) spill(n);
+  }
+  void push_back(Edge e) {
+    if (!on_heap() && size_ < kInline) {
+      inline_[size_++] = std::move(e);
+      return;
+    }
+    if (!on_heap()) spill(2 * kInline);
+    heap_.push_back(std::move(e));
+  }
+  void emplace_back() { push_back(Edge{}); }
+  void pop_back() {
+    if (on_heap()) {
+      heap_.pop_back();
+    } else {
+      inline_[--size_] = Edge{};
+    }
+  }
+  void clear() {
+    for (uint32_t i = 0; i < size_; ++i) inline_[i] = Edge{};
+    size_ = 0;
+    heap_.clear();
+  }
+
+ private:
+  bool on_heap() const { return !heap_.empty(); }
+  void spill(size_t capacity) {
+    if (on_heap()) {
+      heap_.reserve(capacity);
+      return;
+    }
+    if (size_ == 0) {  // nothing to move; reserve for the pushes to come
+      heap_.reserve(capacity);
+      return;
+    }
+    heap_.reserve(std::max<size_t>(capacity, size_));
+    for (uint32_t i = 0; i < size_; ++i) heap_.push_back(std::move(inline_[i]));
+    size_ = 0;
+  }
+
+  std::array<Edge, kInline> inline_;
+  uint32_t size_ = 0;  // edges in inline_ (0 when on the heap)
+  std::vector<Edge> heap_;
+};
 
 // Note [saved tensors]: a node saves a tensor together with the storage
 // version it had. unpack() refuses a tensor modified in place since, with
@@ -67,6 +144,8 @@ class Node {
   virtual variable_list apply(variable_list&& grads) = 0;
   // Frees saved tensors after a backward without retain_graph.
   virtual void release_variables() {}
+  // True for AccumulateGrad, the sink of a leaf's gradient.
+  virtual bool is_leaf_sink() const { return false; }
 
   EdgeList next_edges;
   // Hooks on the gradient of forward output i, run before apply.
@@ -100,6 +179,10 @@ class LambdaNode final : public Node {
   void release_variables() override {
     for (SavedTensor& s : saved_) s.release();
   }
+  // Links saved outputs (Note [saved tensors]) to this node, output 0.
+  void bind_saved_outputs(const std::shared_ptr<Node>& self) {
+    for (SavedTensor& s : saved_) s.bind_output(self, 0);
+  }
 
  private:
   std::vector<SavedTensor> saved_;
@@ -112,6 +195,7 @@ class AccumulateGrad final : public Node {
  public:
   explicit AccumulateGrad(Tensor variable);
   variable_list apply(variable_list&& grads) override;
+  bool is_leaf_sink() const override { return true; }
   Tensor variable;
 };
 
@@ -154,22 +238,24 @@ inline bool any_requires_grad(ArrayRef<const Tensor*> inputs) {
 
 // The edge a gradient for t flows into: its grad_fn, or its leaf accumulator.
 Edge gradient_edge(const Tensor& t);
-EdgeList collect_next_edges(ArrayRef<const Tensor*> inputs);
+// Fills a node's (empty) edge list in place: moving a list costs more than
+// recording it.
+void collect_next_edges(ArrayRef<const Tensor*> inputs, EdgeList& edges);
 // Makes fn the producer of out (output number output_nr).
-void set_history(const Tensor& out, const std::shared_ptr<Node>& fn, uint32_t output_nr = 0,
+void set_history(const Tensor& out, std::shared_ptr<Node> fn, uint32_t output_nr = 0,
                  bool is_view = false);
 
 // Records a LambdaNode for a single-output op:
 //   if (any_requires_grad({&a, &b})) record("MulBackward0", {&a, &b}, {sa, sb}, out, fn);
+// The node is moved, never copied, into out's history: per-op recording cost
+// is what W3 measures, and each shared_ptr copy is an atomic increment.
 template <typename F>
-std::shared_ptr<Node> record(const char* name, ArrayRef<const Tensor*> inputs,
-                             std::vector<SavedTensor> saved, const Tensor& out, F fn,
-                             bool is_view = false) {
-  auto node = make_node<LambdaNode<F>>(name, saved, std::move(fn));
-  node->next_edges = collect_next_edges(inputs);
-  set_history(out, node, 0, is_view);
-  for (SavedTensor& s : saved) s.bind_output(node, 0);
-  return node;
+void record(const char* name, ArrayRef<const Tensor*> inputs, std::vector<SavedTensor> saved,
+            const Tensor& out, F fn, bool is_view = false) {
+  auto node = make_node<LambdaNode<F>>(name, std::move(saved), std::move(fn));
+  collect_next_edges(inputs, node->next_edges);
+  node->bind_saved_outputs(node);
+  set_history(out, std::move(node), 0, is_view);
 }
 
 // In-place ops under autograd: refuses leaves that require grad and views

@@ -47,14 +47,17 @@ constexpr ScalarType kInt = ScalarType::Int32;
 // integer tensors.
 constexpr ScalarType kDefaultFloat = ScalarType::Float32;
 
-constexpr size_t element_size(ScalarType t) {
-  constexpr size_t kSizes[] = {
+namespace detail {
+// At namespace scope: a table local to element_size was rebuilt on the stack
+// at every call (GCC 12), and element_size runs several times per op.
+inline constexpr size_t kElementSizes[] = {
 #define EMBER_SIZE(ctype, name, str) sizeof(ctype),
-      EMBER_FORALL_SCALAR_TYPES(EMBER_SIZE)
+    EMBER_FORALL_SCALAR_TYPES(EMBER_SIZE)
 #undef EMBER_SIZE
-  };
-  return kSizes[static_cast<int>(t)];
-}
+};
+}  // namespace detail
+
+constexpr size_t element_size(ScalarType t) { return detail::kElementSizes[static_cast<int>(t)]; }
 std::string_view to_string(ScalarType t);
 
 constexpr bool is_floating_point(ScalarType t) {

@@ -14,6 +14,15 @@
 
 namespace ember {
 
+// An element loop rather than std::equal: shapes hold a few elements, and
+// std::equal becomes a memcmp call that costs more than the comparison.
+template <typename T>
+constexpr bool elements_equal(const T* a, const T* b, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    if (a[i] != b[i]) return false;
+  return true;
+}
+
 template <typename T, size_t N>
 class SmallVector {
   static_assert(std::is_trivially_copyable_v<T>);
@@ -115,7 +124,7 @@ class SmallVector {
   std::vector<T> vec() const { return std::vector<T>(begin(), end()); }
 
   friend bool operator==(const SmallVector& a, const SmallVector& b) {
-    return a.size_ == b.size_ && std::equal(a.begin(), a.end(), b.begin());
+    return a.size_ == b.size_ && elements_equal(a.data(), b.data(), a.size_);
   }
 
  private:
@@ -156,7 +165,7 @@ class ArrayRef {
   constexpr const T& front() const { return data_[0]; }
   constexpr const T& back() const { return data_[size_ - 1]; }
   std::vector<T> vec() const { return std::vector<T>(begin(), end()); }
-  bool equals(ArrayRef o) const { return size_ == o.size_ && std::equal(begin(), end(), o.begin()); }
+  bool equals(ArrayRef o) const { return size_ == o.size_ && elements_equal(data_, o.data_, size_); }
 
  private:
   const T* data_ = nullptr;
