@@ -148,6 +148,10 @@ void collect_next_edges(ArrayRef<const Tensor*> inputs, EdgeList& edges) {
                   "in-place (storage version {} at the view's creation, {} now); its gradient history "
                   "is stale. Create the view after the in-place op, or clone() it before modifying.",
                   m->view_version_, t->version());
+    if (m && m->grad_fn_) {  // the common case, without a call
+      edges.push_back(Edge{m->grad_fn_, m->output_nr_});
+      continue;
+    }
     edges.push_back(gradient_edge(*t));
   }
 }

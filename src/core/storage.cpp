@@ -8,7 +8,12 @@ namespace ember {
 
 StorageImpl::StorageImpl(size_t nbytes, Device device)
     : data_(nullptr), nbytes_(nbytes), device_(device), owned_by_allocator_(true) {
-  check_device_available(device);
+  if (!device.is_cpu()) check_device_available(device);
+  if (nbytes <= kInlineBytes && device.is_cpu()) {
+    data_ = inline_;
+    owned_by_allocator_ = false;  // nothing to free; deleter_ stays empty
+    return;
+  }
   data_ = cpu_alloc(nbytes);
 }
 

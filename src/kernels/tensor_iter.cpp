@@ -32,6 +32,23 @@ TensorIter::TensorIter(std::initializer_list<const Tensor*> operands, int nout, 
   reorder_and_coalesce();
 }
 
+TensorIter::TensorIter(Flat, std::initializer_list<const Tensor*> operands, int nout) {
+  EMBER_ASSERT(operands.size() <= kMaxOperands && nout >= 1);
+  ntensors_ = static_cast<int>(operands.size());
+  nout_ = nout;
+  const Tensor* const* ops = operands.begin();
+  numel_ = ops[0]->impl()->numel();
+  ndim_ = 1;
+  shape_[0] = numel_;
+  for (int i = 0; i < ntensors_; ++i) {
+    const TensorImpl& t = *ops[i]->impl();
+    EMBER_ASSERT(t.is_contiguous() && t.numel() == numel_);
+    dtypes_[i] = t.dtype();
+    data_[i] = t.data();
+    strides_[i][0] = static_cast<int64_t>(element_size(t.dtype()));
+  }
+}
+
 // Every operand contiguous with the output's shape, or a one-element input:
 // one flat dim, no sorting or merging needed. One pass over the operands; a
 // miss falls back to compute_strides, which overwrites everything set here.
@@ -189,6 +206,13 @@ void TensorIter::serial_for_each(Loop loop, int64_t begin, int64_t end) const {
 void TensorIter::for_each(Loop loop, int64_t grain) const {
   if (numel_ == 0) return;
   if (numel_ <= grain) {
+    if (ndim_ == 1) {  // one call, no index arithmetic
+      std::array<char*, kMaxOperands> ptrs = data_;
+      std::array<int64_t, kMaxOperands> inner;
+      for (int i = 0; i < ntensors_; ++i) inner[i] = strides_[i][0];
+      loop(ptrs.data(), inner.data(), numel_);
+      return;
+    }
     serial_for_each(loop, 0, numel_);
     return;
   }

@@ -25,6 +25,11 @@ class TensorIter {
   // operands[0..nout) are outputs, already allocated with the broadcast shape
   // of the inputs; inputs broadcast to it.
   TensorIter(std::initializer_list<const Tensor*> operands, int nout, const char* op);
+  // For callers that know every operand is contiguous with one shape (a fresh
+  // output and same-shaped contiguous inputs): one flat dim, nothing checked.
+  // Skipping the checks is most of a 1-element op's iteration cost.
+  struct Flat {};
+  TensorIter(Flat, std::initializer_list<const Tensor*> operands, int nout);
 
   int ntensors() const { return ntensors_; }
   int noutputs() const { return nout_; }

@@ -25,10 +25,16 @@ Tensor binary(Op op, const Tensor& a, const Tensor& b, ScalarType compute, Scala
   if (b.dtype() != compute) b2 = &(b_cast = b.to(compute));
   DimVector broadcast;
   IntArrayRef shape = a.sizes();
-  if (!a.sizes().equals(b.sizes())) shape = broadcast = broadcast_shapes(a.sizes(), b.sizes(), name);
+  const bool same_shape = a.sizes().equals(b.sizes());
+  if (!same_shape) shape = broadcast = broadcast_shapes(a.sizes(), b.sizes(), name);
   Tensor out = empty(shape, TensorOptions(out_dtype).device(a.device()));
-  TensorIter iter({&out, a2, b2}, 1, name);
-  run_elementwise(op, iter, {}, a.device());
+  if (same_shape && a2->is_contiguous() && b2->is_contiguous()) {
+    TensorIter iter(TensorIter::Flat{}, {&out, a2, b2}, 1);
+    run_elementwise(op, iter, {}, a.device());
+  } else {
+    TensorIter iter({&out, a2, b2}, 1, name);
+    run_elementwise(op, iter, {}, a.device());
+  }
   return out;
 }
 

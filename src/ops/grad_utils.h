@@ -23,7 +23,8 @@ inline Tensor grad_for(const Tensor& g, IntArrayRef shape, ScalarType dtype) {
 class GradTarget {
  public:
   GradTarget(const Tensor& input, const Tensor& out) : dtype_(input.dtype()) {
-    if (!input.sizes().equals(out.sizes())) shape_.emplace(input.sizes());
+    const DimVector& in = input.impl()->sizes();
+    if (!(in == out.impl()->sizes())) shape_.emplace(in);
   }
   Tensor operator()(const Tensor& g) const {
     Tensor r = shape_ ? sum_to(g, *shape_) : g;

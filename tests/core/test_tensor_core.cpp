@@ -81,6 +81,28 @@ TEST(Allocator, ReusesFreedBlocks) {
   EXPECT_EQ(reinterpret_cast<uintptr_t>(t.data_ptr()) % kCpuAlignment, 0u);
 }
 
+// Storages of up to 32 bytes live inside the StorageImpl (16-byte aligned),
+// so scalar ops never touch the allocator.
+TEST(Allocator, TinyTensorsStayInline) {
+  auto inside_storage = [](const Tensor& t) {
+    auto* obj = reinterpret_cast<const char*>(t.storage().get());
+    auto* p = static_cast<const char*>(t.data_ptr());
+    return p >= obj && p + t.nbytes() <= obj + sizeof(StorageImpl);
+  };
+  Tensor s = full({8}, 2.5f);
+  Tensor d = empty({4}, kFloat64);
+  Tensor big = empty({9});  // 36 bytes: from the allocator
+  EXPECT_TRUE(inside_storage(s));
+  EXPECT_TRUE(inside_storage(d));
+  EXPECT_FALSE(inside_storage(big));
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(s.data_ptr()) % 16, 0u);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(d.data_ptr()) % 16, 0u);
+  EXPECT_EQ(s.sum().item<float>(), 20.0f);
+  Tensor v = s.narrow(0, 2, 3);  // a view shares the inline bytes
+  v.fill_(1.0f);
+  EXPECT_EQ(s.sum().item<float>(), 15.5f);  // 5 x 2.5 + 3 x 1
+}
+
 TEST(Generator, SeedsAndStateRoundTrip) {
   manual_seed(42);
   Tensor a = rand({5});

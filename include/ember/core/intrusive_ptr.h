@@ -16,11 +16,22 @@ class RefCounted {
   virtual ~RefCounted() = default;
 
   void incref() const { refcount_.fetch_add(1, std::memory_order_relaxed); }
-  // Returns true when this was the last reference.
-  bool decref() const { return refcount_.fetch_sub(1, std::memory_order_acq_rel) == 1; }
+  // Returns true when this was the last reference. A count of 1 seen by its
+  // holder cannot change under it (no other handle exists to copy, and there
+  // are no weak references), so the sole owner skips the locked instruction:
+  // most tensors die with one handle, and W3 counts every atomic.
+  bool decref() const {
+    if (refcount_.load(std::memory_order_acquire) == 1) return true;
+    return refcount_.fetch_sub(1, std::memory_order_acq_rel) == 1;
+  }
   int64_t use_count() const { return refcount_.load(std::memory_order_relaxed); }
 
  private:
+  template <typename T>
+  friend class IntrusivePtr;
+  // A new object's first reference: a plain store, nobody else can see it.
+  void init_ref() const { refcount_.store(1, std::memory_order_relaxed); }
+
   mutable std::atomic<int64_t> refcount_{0};
 };
 
@@ -32,6 +43,9 @@ class IntrusivePtr {
   explicit IntrusivePtr(T* p) : p_(p) {
     if (p_) p_->incref();
   }
+  // Takes the first reference to a new object (make_intrusive).
+  struct AdoptNew {};
+  IntrusivePtr(T* fresh, AdoptNew) : p_(fresh) { p_->init_ref(); }
   IntrusivePtr(const IntrusivePtr& o) : p_(o.p_) {
     if (p_) p_->incref();
   }
@@ -63,7 +77,7 @@ class IntrusivePtr {
 
 template <typename T, typename... Args>
 IntrusivePtr<T> make_intrusive(Args&&... args) {
-  return IntrusivePtr<T>(new T(std::forward<Args>(args)...));  // the only `new`
+  return IntrusivePtr<T>(new T(std::forward<Args>(args)...), typename IntrusivePtr<T>::AdoptNew{});  // the only `new`
 }
 
 }  // namespace ember
