@@ -32,15 +32,22 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, DimVector sizes, DimVe
   refresh();
 }
 
+// One pass fills sizes, strides and numel: this runs for every op's output.
 TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes)
-    : storage_(std::move(storage)), sizes_(sizes), offset_(0), dtype_(dtype) {
-  strides_.resize(sizes.size());
-  int64_t s = 1;
-  for (size_t i = sizes.size(); i-- > 0;) {
-    strides_[i] = s;
-    s *= std::max<int64_t>(sizes[i], 1);
+    : storage_(std::move(storage)), offset_(0), dtype_(dtype) {
+  const size_t n = sizes.size();
+  sizes_.resize_for_overwrite(n);
+  strides_.resize_for_overwrite(n);
+  int64_t* sz = sizes_.data();
+  int64_t* st = strides_.data();
+  int64_t stride = 1, numel = 1;
+  for (size_t i = n; i-- > 0;) {
+    sz[i] = sizes[i];
+    st[i] = stride;
+    stride *= std::max<int64_t>(sizes[i], 1);
+    numel *= sizes[i];
   }
-  numel_ = compute_numel(sizes);
+  numel_ = numel;
   is_contiguous_ = true;
 }
 

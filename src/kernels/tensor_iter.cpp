@@ -42,7 +42,6 @@ TensorIter::TensorIter(Flat, std::initializer_list<const Tensor*> operands, int 
   shape_[0] = numel_;
   for (int i = 0; i < ntensors_; ++i) {
     const TensorImpl& t = *ops[i]->impl();
-    EMBER_ASSERT(t.is_contiguous() && t.numel() == numel_);
     dtypes_[i] = t.dtype();
     data_[i] = t.data();
     strides_[i][0] = static_cast<int64_t>(element_size(t.dtype()));

@@ -96,6 +96,12 @@ class SmallVector {
     heap_ = std::move(mem);
     cap_ = cap;
   }
+  // Sets the size to n leaving new elements unset, for callers that write
+  // every element next (TensorImpl's shape and strides).
+  void resize_for_overwrite(size_t n) {
+    reserve(n);
+    size_ = n;
+  }
   void resize(size_t n, T v = T()) {
     reserve(n);
     for (size_t i = size_; i < n; ++i) data()[i] = v;
@@ -128,7 +134,7 @@ class SmallVector {
   }
 
  private:
-  T inline_[N] = {};
+  T inline_[N];  // only [0, size_) is ever read
   std::unique_ptr<T[]> heap_;
   size_t size_ = 0;
   size_t cap_ = N;
