@@ -121,6 +121,28 @@ Tensor fused_training(const Tensor& input, const Tensor& running_mean, const Ten
   return out;
 }
 
+// Eval mode without gradients (inference): the running statistics fold into
+// one per-channel scale and shift, applied in one pass. The composite took
+// four broadcast passes (sub, mul, mul, add) over the activations.
+Tensor fused_eval(const Tensor& input, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
+                  const Tensor& bias, double eps) {
+  const int64_t c = input.size(1);
+  Tensor x = input.contiguous();
+  BatchNormParams p{x.size(0), c, x.numel() / std::max<int64_t>(1, x.size(0) * c), x.dtype()};
+  std::vector<double> rm = to_doubles(running_mean), rv = to_doubles(running_var);
+  std::vector<double> w = weight.defined() ? to_doubles(weight) : std::vector<double>();
+  std::vector<double> b = bias.defined() ? to_doubles(bias) : std::vector<double>();
+  std::vector<double> scale(static_cast<size_t>(c)), shift(static_cast<size_t>(c));
+  for (size_t i = 0; i < static_cast<size_t>(c); ++i) {
+    scale[i] = (w.empty() ? 1.0 : w[i]) / std::sqrt(rv[i] + eps);
+    shift[i] = (b.empty() ? 0.0 : b[i]) - rm[i] * scale[i];
+  }
+  Tensor out = empty(x.sizes(), TensorOptions(x.dtype()).device(x.device()));
+  get_kernel<BatchNormApplyKernel>(Op::batch_norm_apply, x.device())(p, x.data_ptr(), scale.data(), shift.data(),
+                                                                    out.data_ptr());
+  return out;
+}
+
 }  // namespace
 
 Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
@@ -140,13 +162,14 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
   check_vec(weight, "weight");
   check_vec(bias, "bias");
 
+  const bool same_dtype = (!weight.defined() || weight.dtype() == input.dtype()) &&
+                          (!bias.defined() || bias.dtype() == input.dtype());
+  const bool fusable = fused_dtype(input) && same_dtype && input.device().is_cpu();
   if (training) {
     int64_t n = input.numel() / std::max<int64_t>(c, 1);
     EMBER_CHECK(n > 1, "batch_norm: expected more than 1 value per channel when training, got input size {}",
                 shape_str(input.sizes()));
-    bool same_dtype = (!weight.defined() || weight.dtype() == input.dtype()) &&
-                      (!bias.defined() || bias.dtype() == input.dtype());
-    if (fused_dtype(input) && same_dtype && input.device().is_cpu())
+    if (fusable)
       return fused_training(input, running_mean, running_var, weight, bias, momentum, eps);
     std::vector<int64_t> dims = reduce_dims(input);
     Tensor mean = ember::mean(input, dims, true);
@@ -156,6 +179,8 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
   }
   EMBER_CHECK(running_mean.defined() && running_var.defined(),
               "batch_norm: running_mean and running_var are required in eval mode (training=false)");
+  if (fusable && !any_requires_grad({&input, &weight, &bias}))
+    return fused_eval(input, running_mean, running_var, weight, bias, eps);
   std::vector<int64_t> cshape = channel_shape(input);
   return composite(input, running_mean.view(cshape), running_var.view(cshape), weight, bias, eps);
 }

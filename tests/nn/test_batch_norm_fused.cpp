@@ -75,3 +75,33 @@ TEST(BatchNormFused, NoAffineNoInputGradAndGradgradcheck) {
   EXPECT_TRUE(allclose(gw[0], gr[0], 1e-10, 1e-12));
   EXPECT_TRUE(allclose(gw[1], gr[1], 1e-10, 1e-12));
 }
+
+// Eval mode without gradients takes the fused scale/shift pass; with a
+// gradient it stays on the differentiable composite. Both equal
+// (x - running_mean) / sqrt(running_var + eps) * w + b, computed here in float64.
+TEST(BatchNormFused, EvalModeUsesRunningStatistics) {
+  manual_seed(12);
+  Tensor x64 = randn({4, 3, 5, 6}, kFloat64) * 3 + 7;
+  Tensor rm64 = randn({3}, kFloat64) + 7, rv64 = rand({3}, kFloat64) * 4 + 0.5;
+  Tensor w64 = randn({3}, kFloat64), b64 = randn({3}, kFloat64);
+  std::vector<int64_t> cs = {1, 3, 1, 1};
+  Tensor expected = (x64 - rm64.view(cs)) / sqrt(rv64.view(cs) + 1e-5) * w64.view(cs) + b64.view(cs);
+
+  Tensor x = x64.to(kFloat32), rm = rm64.to(kFloat32), rv = rv64.to(kFloat32), w = w64.to(kFloat32),
+         b = b64.to(kFloat32);
+  Tensor y = batch_norm(x, rm, rv, w, b, false, 0.1, 1e-5);
+  EXPECT_TRUE(allclose(y.to(kFloat64), expected, 1e-5, 1e-5));
+  Tensor y_noaffine = batch_norm(x, rm, rv, Tensor(), Tensor(), false, 0.1, 1e-5);
+  Tensor expected_noaffine = (x64 - rm64.view(cs)) / sqrt(rv64.view(cs) + 1e-5);
+  EXPECT_TRUE(allclose(y_noaffine.to(kFloat64), expected_noaffine, 1e-5, 1e-5));
+  // Running statistics are not touched in eval mode.
+  EXPECT_TRUE(allclose(rm.to(kFloat64), rm64, 1e-6, 1e-6));
+
+  Tensor xg = x.clone().requires_grad_();
+  Tensor yg = batch_norm(xg, rm, rv, w, b, false, 0.1, 1e-5);
+  EXPECT_TRUE(allclose(yg.detach().to(kFloat64), expected, 1e-5, 1e-5));
+  yg.sum().backward();
+  // d/dx of an affine map per channel: w / sqrt(running_var + eps).
+  Tensor dx = (w64 / sqrt(rv64 + 1e-5)).view(cs).expand({4, 3, 5, 6});
+  EXPECT_TRUE(allclose(xg.grad().to(kFloat64), dx, 1e-5, 1e-5));
+}
