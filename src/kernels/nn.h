@@ -34,6 +34,14 @@ using Conv2dBackwardInputKernel = void(const ConvParams& p, const void* grad_out
 using Conv2dBackwardWeightKernel = void(const ConvParams& p, const void* in, const void* grad_out, void* grad_w,
                                         void* grad_bias);
 
+// Few input channels (c_in * kh * kw <= 12), float32, groups 1, stride 1,
+// dilation 1: the Highway kernels of conv_small_cin.cpp (Note [small-c_in
+// convolution]), used instead of oneDNN where they apply.
+bool conv2d_small_cin_applies(const ConvParams& p);
+void conv2d_small_cin(const ConvParams& p, const void* in, const void* w, const void* bias, void* out);
+void conv2d_small_cin_weight_grad(const ConvParams& p, const void* in, const void* grad_out, void* grad_w,
+                                  void* grad_bias);
+
 // The plain reference loops (float32, float64, and the 16-bit floats): the
 // production path for float64 and the oracle the oneDNN path is tested against.
 void conv2d_ref(const ConvParams& p, const void* in, const void* w, const void* bias, void* out);

@@ -180,6 +180,72 @@ TEST(ConvKernels, DnnlMatchesReference) {
   }
 }
 
+// Few input channels at stride 1 take conv_small_cin.cpp's Highway kernels
+// (forward and weight gradient); each geometry here must take that path and
+// match the reference loops, odd widths, asymmetric padding, 1x1 and 12 taps
+// included.
+TEST(ConvKernels, SmallInputChannelsMatchReference) {
+  std::mt19937 rng(11);
+  Generator gen(4);
+  auto r = [&](int lo, int hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+  std::vector<ConvParams> cases;
+  for (int trial = 0; trial < 40; ++trial) {
+    ConvParams p;
+    p.n = r(1, 5);
+    p.c_in = r(1, 3);
+    p.kh = r(1, 3);
+    p.kw = r(1, std::max<int64_t>(1, std::min<int64_t>(4, 12 / (p.c_in * p.kh))));
+    p.c_out = r(1, 9);
+    p.pt = r(0, 2);
+    p.pb = r(0, 2);
+    p.pl = r(0, 2);
+    p.pr = r(0, 2);
+    p.ih = r(p.kh, 19);
+    p.iw = r(p.kw, 37);
+    cases.push_back(p);
+  }
+  ConvParams w1;  // W1's first layer, at a smaller batch
+  w1.n = 6, w1.c_in = 1, w1.c_out = 32, w1.kh = w1.kw = 3, w1.pt = w1.pb = w1.pl = w1.pr = 1, w1.ih = w1.iw = 28;
+  cases.push_back(w1);
+  for (size_t trial = 0; trial < cases.size(); ++trial) {
+    ConvParams p = cases[trial];
+    p.oh = p.ih + p.pt + p.pb - p.kh + 1;
+    p.ow = p.iw + p.pl + p.pr - p.kw + 1;
+    SCOPED_TRACE(fmt::format("trial {}: n={} c_in={} c_out={} in={}x{} k={}x{} pad={},{},{},{}", trial, p.n, p.c_in,
+                             p.c_out, p.ih, p.iw, p.kh, p.kw, p.pt, p.pb, p.pl, p.pr));
+    ASSERT_TRUE(conv2d_small_cin_applies(p));
+    Tensor x = randn({p.n, p.c_in, p.ih, p.iw}, kFloat32, &gen);
+    Tensor w = randn({p.c_out, p.c_in, p.kh, p.kw}, kFloat32, &gen);
+    Tensor b = randn({p.c_out}, kFloat32, &gen);
+    Tensor g = randn({p.n, p.c_out, p.oh, p.ow}, kFloat32, &gen);
+    // The references run in float64: the weight gradient sums up to 10^4
+    // products, beyond what a float32 reference sums exactly enough.
+    ConvParams p64 = p;
+    p64.dtype = kFloat64;
+    Tensor x64 = x.to(kFloat64), w64 = w.to(kFloat64), b64 = b.to(kFloat64), g64 = g.to(kFloat64);
+    Tensor out = full({p.n, p.c_out, p.oh, p.ow}, 7.0f), ref = empty_like(out, kFloat64);
+    get_kernel<Conv2dKernel>(Op::conv2d, kCPU)(p, x.data_ptr(), w.data_ptr(), b.data_ptr(), out.data_ptr());
+    conv2d_ref(p64, x64.data_ptr(), w64.data_ptr(), b64.data_ptr(), ref.data_ptr());
+    expect_close(out, ref.to(kFloat32), "forward");
+    Tensor gw = full_like(w, 7.0f), gw_ref = empty_like(w64), gb = full_like(b, 7.0f), gb_ref = empty_like(b64);
+    get_kernel<Conv2dBackwardWeightKernel>(Op::conv2d_backward_weight, kCPU)(p, x.data_ptr(), g.data_ptr(),
+                                                                             gw.data_ptr(), gb.data_ptr());
+    conv2d_backward_weight_ref(p64, x64.data_ptr(), g64.data_ptr(), gw_ref.data_ptr(), gb_ref.data_ptr());
+    expect_close(gw, gw_ref.to(kFloat32), "backward weight");
+    expect_close(gb, gb_ref.to(kFloat32), "backward bias");
+    Tensor gw2 = full_like(w, 7.0f);  // without a bias gradient
+    get_kernel<Conv2dBackwardWeightKernel>(Op::conv2d_backward_weight, kCPU)(p, x.data_ptr(), g.data_ptr(),
+                                                                             gw2.data_ptr(), nullptr);
+    expect_close(gw2, gw_ref.to(kFloat32), "backward weight, no bias");
+  }
+  ConvParams strided = w1;
+  strided.sh = strided.sw = 2;
+  EXPECT_FALSE(conv2d_small_cin_applies(strided));
+  ConvParams wide = w1;
+  wide.c_in = 2, wide.kh = wide.kw = 3;  // 18 taps
+  EXPECT_FALSE(conv2d_small_cin_applies(wide));
+}
+
 TEST(ConvKernels, W6GeometryMatchesReference) {
   Generator gen(5);
   Tensor x = randn({2, 64, 16, 16}, kFloat32, &gen), w = randn({64, 64, 3, 3}, kFloat32, &gen) * 0.1;

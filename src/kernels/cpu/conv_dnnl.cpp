@@ -1,6 +1,7 @@
 // The CPU convolution kernels: oneDNN's convolution forward, backward-data
 // and backward-weights primitives for float32 (cached by geometry, plain
-// NCHW/OIHW at the boundary, blocked layouts inside); the reference loops
+// NCHW/OIHW at the boundary, blocked layouts inside); few input channels at
+// stride 1 go to conv_small_cin.cpp instead; the reference loops
 // (conv_ref.cpp) for every other dtype.
 #include "ember/core/parallel.h"
 #include "kernels/cpu/dnnl_util.h"
@@ -121,6 +122,7 @@ bool empty_geometry(const ConvParams& p) {
 void* mut(const void* p) { return const_cast<void*>(p); }
 
 void conv2d_cpu(const ConvParams& p, const void* in, const void* w, const void* bias, void* out) {
+  if (conv2d_small_cin_applies(p)) return conv2d_small_cin(p, in, w, bias, out);
   if (p.dtype == ScalarType::Float32 && !empty_geometry(p) &&
       run_dnnl(Kind::Forward, p, bias != nullptr,
                bias ? std::vector<void*>{mut(in), mut(w), mut(bias), out} : std::vector<void*>{mut(in), mut(w), out}))
@@ -137,6 +139,7 @@ void conv2d_backward_input_cpu(const ConvParams& p, const void* grad_out, const 
 
 void conv2d_backward_weight_cpu(const ConvParams& p, const void* in, const void* grad_out, void* grad_w,
                                 void* grad_bias) {
+  if (conv2d_small_cin_applies(p)) return conv2d_small_cin_weight_grad(p, in, grad_out, grad_w, grad_bias);
   if (p.dtype == ScalarType::Float32 && !empty_geometry(p) &&
       run_dnnl(Kind::BackwardWeight, p, grad_bias != nullptr,
                grad_bias ? std::vector<void*>{mut(in), mut(grad_out), grad_w, grad_bias}
