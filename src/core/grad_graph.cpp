@@ -97,8 +97,10 @@ Node::Node(const char* name) : name_(name), sequence_nr_(next_sequence_nr++) {}
 Node::~Node() {
   thread_local std::vector<Edge> pending;
   thread_local bool draining = false;
+  // Only an edge holding the last reference can recurse; the others are
+  // dropped by clear() below without touching the queue.
   for (Edge& e : next_edges)
-    if (e.fn) pending.push_back(std::move(e));
+    if (e.fn && e.fn.use_count() == 1) pending.push_back(std::move(e));
   next_edges.clear();
   if (draining) return;  // an outer ~Node drains the queue
   draining = true;
@@ -149,7 +151,7 @@ void collect_next_edges(ArrayRef<const Tensor*> inputs, EdgeList& edges) {
                   "is stale. Create the view after the in-place op, or clone() it before modifying.",
                   m->view_version_, t->version());
     if (m && m->grad_fn_) {  // the common case, without a call
-      edges.push_back(Edge{m->grad_fn_, m->output_nr_});
+      edges.emplace_back(m->grad_fn_, m->output_nr_);
       continue;
     }
     edges.push_back(gradient_edge(*t));

@@ -2,22 +2,22 @@
 #include "ember/core/grad_mode.h"
 
 namespace ember {
+namespace detail {
+thread_local constinit bool tls_grad_enabled = true;
+}  // namespace detail
 namespace {
-thread_local bool grad_enabled = true;
 thread_local bool inference_enabled = false;
 thread_local bool anomaly_enabled = false;
 }  // namespace
 
-bool GradMode::is_enabled() { return grad_enabled; }
-void GradMode::set_enabled(bool enabled) { grad_enabled = enabled; }
-
 bool InferenceMode::is_enabled() { return inference_enabled; }
-InferenceModeGuard::InferenceModeGuard() : prev_grad_(grad_enabled), prev_inference_(inference_enabled) {
-  grad_enabled = false;
+InferenceModeGuard::InferenceModeGuard()
+    : prev_grad_(detail::tls_grad_enabled), prev_inference_(inference_enabled) {
+  detail::tls_grad_enabled = false;
   inference_enabled = true;
 }
 InferenceModeGuard::~InferenceModeGuard() {
-  grad_enabled = prev_grad_;
+  detail::tls_grad_enabled = prev_grad_;
   inference_enabled = prev_inference_;
 }
 

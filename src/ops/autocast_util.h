@@ -9,8 +9,9 @@ namespace ember {
 // True when `t` is a float32 operand of an op running under autocast.
 inline bool autocasts(const Tensor& t) { return Autocast::is_enabled() && t.defined() && t.dtype() == kFloat32; }
 
-// t rounded to bfloat16, as float32 (differentiable: the casts' backward
-// carries the gradient, rounded to bf16 like autocast's).
-inline Tensor bf16_rounded(const Tensor& t) { return t.to(kBFloat16).to(kFloat32); }
+// t (float32) rounded to bfloat16 precision, as float32, in one pass;
+// differentiable, with the gradient rounded the same way (what the casts
+// t.to(kBFloat16).to(kFloat32) and their backward did, in twice the passes).
+Tensor bf16_rounded(const Tensor& t);
 
 }  // namespace ember

@@ -6,6 +6,7 @@
 #include "ember/ops/reduction.h"
 #include "ember/ops/view.h"
 #include "kernels/kernel_types.h"
+#include "ops/autocast_util.h"
 #include "ops/grad_utils.h"
 
 namespace ember {
@@ -604,6 +605,13 @@ Tensor threshold_backward(const Tensor& grad, const Tensor& self, double thresho
   return out;
 }
 }  // namespace
+
+Tensor bf16_rounded(const Tensor& t) {
+  Tensor out = unary_same(Op::round_bf16, t);
+  if (any_requires_grad({&t}))
+    record("ToCopyBackward0", {&t}, {}, out, [](const variable_list& g) -> variable_list { return {bf16_rounded(g[0])}; });
+  return out;
+}
 
 Tensor relu(const Tensor& a) {
   EMBER_CHECK_TYPE(a.dtype() != kBool, "relu: not supported for bool tensors");

@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <ctime>
@@ -101,6 +102,35 @@ Tensor compute_loss(const Config& c, const DataInfo& info, const Tensor& output,
   return nn::functional::cross_entropy(output, target, o);
 }
 
+// The names evaluate_loader reports, in its order.
+std::vector<std::string> eval_metric_names(Task task, int64_t k) {
+  if (task == Task::Regression) return {"loss", "mse", "mae"};
+  std::vector<std::string> names = {"loss", "acc", "precision", "recall", "f1"};
+  if (k) names.push_back(fmt::format("top{}_acc", k));
+  names.insert(names.end(), {"precision_weighted", "recall_weighted", "f1_weighted"});
+  return names;
+}
+
+// The columns of one epoch's row (metrics.csv), in train_one_epoch's order:
+// the metrics a monitor may name.
+std::vector<std::string> epoch_metric_names(const Config& c, const DataInfo& info, bool has_val) {
+  std::vector<std::string> names = {"epoch", "train_loss", info.task == Task::Regression ? "train_mse" : "train_acc",
+                                    "lr"};
+  if (has_val)
+    for (const std::string& n : eval_metric_names(info.task, top_k_of(c, info))) names.push_back("val_" + n);
+  if (c.get_bool("log.timing")) names.insert(names.end(), {"epoch_time_s", "images_per_s", "data_wait_pct", "peak_rss_mib"});
+  return names;
+}
+
+// A monitor that names no logged metric fails before the first epoch.
+void check_monitor(const std::string& key, const std::string& given, const std::string& resolved,
+                   const std::vector<std::string>& logged) {
+  if (std::find(logged.begin(), logged.end(), resolved) != logged.end()) return;
+  std::string why = given == resolved ? "" : fmt::format(" (read as '{}': there is no validation split)", resolved);
+  throw ConfigError(fmt::format("{}: metric '{}'{} is not logged; choose one of {}", key, given, why,
+                                fmt::join(logged, ", ")));
+}
+
 EvalStats evaluate_loader(const Config& c, const DataInfo& info, nn::Module& model, data::DataLoader& loader) {
   model.eval();
   NoGradGuard no_grad;
@@ -134,6 +164,7 @@ EvalStats evaluate_loader(const Config& c, const DataInfo& info, nn::Module& mod
   s.metrics.emplace_back("precision_weighted", m.precision_weighted());
   s.metrics.emplace_back("recall_weighted", m.recall_weighted());
   s.metrics.emplace_back("f1_weighted", m.f1_weighted());
+  EMBER_ASSERT(s.metrics.size() == eval_metric_names(info.task, k).size(), "eval_metric_names is out of date");
   s.confusion = m.confusion();
   const auto p = m.precision_per_class(), r = m.recall_per_class(), f = m.f1_per_class();
   for (size_t i = 0; i < p.size(); ++i) {
@@ -261,9 +292,12 @@ void Trainer::State::setup() {
   int64_t accum = c.get_int("train.grad_accum_steps");
   int64_t steps_per_epoch = (train_loader->size() + accum - 1) / accum;
   schedule = std::make_unique<Schedule>(c, *optimizer, steps_per_epoch, best.mode() == MetricMode::Max);
+  const std::vector<std::string> logged = epoch_metric_names(c, data.info, val_loader != nullptr);
+  check_monitor("train.checkpoint.monitor", c.get_string("train.checkpoint.monitor"), monitor, logged);
   std::string es = c.get_string("train.early_stopping.monitor");
   if (!es.empty()) {
     if (!val_loader && es.rfind("val_", 0) == 0) es = "train_" + es.substr(4);
+    check_monitor("train.early_stopping.monitor", c.get_string("train.early_stopping.monitor"), es, logged);
     early = std::make_unique<EarlyStopping>(es, resolve_mode(c.get_string("train.early_stopping.mode"), es),
                                             c.get_int("train.early_stopping.patience"),
                                             c.get_float("train.early_stopping.min_delta"));

@@ -4,8 +4,11 @@
 
 #include "ember/core/autocast.h"
 #include <cmath>
+#include <cstring>
+#include <limits>
 
 #include "ember/ember.h"
+#include "ops/autocast_util.h"
 
 using namespace ember;
 
@@ -49,6 +52,38 @@ TEST(Autocast, ConvRoundsAndGradientsStayFloat32) {
   Tensor w2 = w.detach().clone().requires_grad_();
   conv2d(rounded(x), w2, b.detach(), {1}, {1}).sum().backward();
   EXPECT_TRUE(allclose(w.grad(), w2.grad(), 1e-2, 1e-2));
+}
+
+// The one-pass rounding equals the two casts bit for bit (ties to even, NaN,
+// infinities, subnormals), and its backward rounds the gradient the same way.
+TEST(Autocast, Bf16RoundedEqualsTheTwoCasts) {
+  manual_seed(3);
+  Tensor x = cat({randn({1000}) * 1e3, rand({1000}) * 1e-38,
+                  tensor<float>({0.0f, -0.0f, 1.0f + 1.0f / 256, 1.0f + 3.0f / 256, 1.0f + 1.0f / 512,
+                                 std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+                                 std::numeric_limits<float>::max(), std::nanf("")},
+                                {9})});
+  Tensor expected = x.to(kBFloat16).to(kFloat32);
+  Tensor got = bf16_rounded(x);
+  ASSERT_EQ(got.dtype(), kFloat32);
+  std::vector<float> a = got.to_vector<float>(), b = expected.to_vector<float>();
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::isnan(b[i])) {
+      EXPECT_TRUE(std::isnan(a[i])) << i;
+      continue;
+    }
+    uint32_t ua, ub;
+    std::memcpy(&ua, &a[i], 4);
+    std::memcpy(&ub, &b[i], 4);
+    EXPECT_EQ(ua, ub) << "at " << i << ": " << x.to_vector<float>()[i];
+  }
+  // 1 + 2^-8 is a tie between 1 and 1 + 2^-7: ties go to the even mantissa (1).
+  EXPECT_EQ(a[2000 + 2], 1.0f);
+  Tensor xg = (randn({64}) * 10).requires_grad_();
+  Tensor g = randn({64}) * 1e3;
+  bf16_rounded(xg).backward(g);
+  EXPECT_TRUE(equal(xg.grad(), g.to(kBFloat16).to(kFloat32)));
+  EXPECT_EQ(std::string(bf16_rounded(xg).grad_fn()->name()), "ToCopyBackward0");
 }
 
 TEST(Autocast, Float64IsLeftAlone) {

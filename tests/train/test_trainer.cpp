@@ -383,3 +383,35 @@ TEST(Trainer, CsvRegressionReportsMseAndMae) {
     run(bad, (fs::path(dir) / "run_bad").string());
   }, {"bad.csv", "line 3", "'x'", "not a number"});
 }
+
+// A monitor that names no logged metric is refused before the first epoch,
+// with the key and the metrics it may watch; those choices are exactly the
+// columns of metrics.csv.
+TEST(Trainer, UnknownMonitorFailsBeforeTheFirstEpoch) {
+  std::string ok_dir = fresh_dir("monitor_ok");
+  run(small_config({"train.epochs=1"}), ok_dir);
+  std::string header = slurp(fs::path(ok_dir) / "metrics.csv");
+  header = header.substr(0, header.find('\n'));
+  std::string choices;
+  for (char ch : header) choices += ch == ',' ? std::string(", ") : std::string(1, ch);
+
+  std::string dir = fresh_dir("monitor_bad");
+  std::string msg;
+  try {
+    run(small_config({"train.checkpoint.monitor=val_acuracy"}), dir);
+    ADD_FAILURE() << "expected a ConfigError";
+  } catch (const ConfigError& e) {
+    msg = e.what();
+  }
+  EXPECT_NE(msg.find("train.checkpoint.monitor: metric 'val_acuracy' is not logged; choose one of " + choices),
+            std::string::npos)
+      << msg;
+  EXPECT_FALSE(fs::exists(fs::path(dir) / "metrics.csv"));  // nothing trained
+
+  expect_error([&] { run(small_config({"train.early_stopping.monitor=val_los"}), fresh_dir("monitor_es")); },
+               {"train.early_stopping.monitor", "'val_los'", "val_loss"});
+  // Without a validation split val_* reads as train_*, which has no f1.
+  expect_error([&] {
+    run(small_config({"data.val_fraction=0", "train.checkpoint.monitor=val_f1"}), fresh_dir("monitor_noval"));
+  }, {"'val_f1' (read as 'train_f1': there is no validation split)", "train_acc"});
+}

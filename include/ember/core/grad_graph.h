@@ -70,6 +70,17 @@ class EdgeList {
     heap_.push_back(std::move(e));
   }
   void emplace_back() { push_back(Edge{}); }
+  // Copies fn into the next slot without a temporary Edge (the recording
+  // hot path: one refcount increment, nothing moved or destroyed).
+  void emplace_back(const std::shared_ptr<Node>& fn, uint32_t input_nr) {
+    if (!on_heap() && size_ < kInline) {
+      Edge& e = inline_[size_++];
+      e.fn = fn;
+      e.input_nr = input_nr;
+      return;
+    }
+    push_back(Edge{fn, input_nr});
+  }
   void pop_back() {
     if (on_heap()) {
       heap_.pop_back();
@@ -231,8 +242,12 @@ AutogradMeta& materialize_autograd_meta(const Tensor& t);
 // True when grad mode is on and any input requires grad.
 inline bool any_requires_grad(ArrayRef<const Tensor*> inputs) {
   if (!GradMode::is_enabled()) return false;
-  for (const Tensor* t : inputs)
-    if (t->defined() && t->impl()->autograd_meta() && t->requires_grad()) return true;
+  for (const Tensor* t : inputs) {
+    if (!t->defined()) continue;
+    // AutogradMeta is final: the call below is inlined, not virtual.
+    auto* m = static_cast<const AutogradMeta*>(t->impl()->autograd_meta());
+    if (m && m->requires_grad()) return true;
+  }
   return false;
 }
 

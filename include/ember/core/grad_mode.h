@@ -4,9 +4,16 @@
 
 namespace ember {
 
+namespace detail {
+// Read by every op (defined in grad_mode.cpp). constinit: no dynamic
+// initialisation, so the inline read below is one thread-pointer load, no
+// TLS wrapper call.
+extern thread_local constinit bool tls_grad_enabled;
+}  // namespace detail
+
 struct GradMode {
-  static bool is_enabled();
-  static void set_enabled(bool enabled);
+  static bool is_enabled() { return detail::tls_grad_enabled; }
+  static void set_enabled(bool enabled) { detail::tls_grad_enabled = enabled; }
 };
 
 // Ops inside record nothing and save nothing (torch.no_grad()).

@@ -56,6 +56,15 @@ EMBER_UNARY(sin, Floating, vec::Unary::Sin, std::sin(x))
 EMBER_UNARY(cos, Floating, vec::Unary::Cos, std::cos(x))
 EMBER_UNARY(tanh, Floating, vec::Unary::Tanh, std::tanh(x))
 EMBER_UNARY(sigmoid, Floating, vec::Unary::Sigmoid, sigmoid_scalar(x))
+// Rounds to the nearest bfloat16 (ties to even; NaN stays NaN) and widens
+// back: one pass for what t.to(bf16).to(f32) did in two.
+void round_bf16_kernel(const TensorIter& it, const ElementwiseParams&) {
+  EMBER_CHECK_TYPE(it.dtype(0) == kFloat32 && it.dtype(1) == kFloat32, "round_bf16: expected float32, got {}",
+                   to_string(it.dtype(1)));
+  cpu_kernel(it, [](float x) -> float { return static_cast<float>(BFloat16(x)); });
+}
+EMBER_REGISTER_KERNEL(round_bf16, CPU, round_bf16_kernel);
+
 // x != x keeps NaN, like PyTorch's relu (clamp_min).
 EMBER_UNARY(relu, Numeric, vec::Unary::Relu, (x > 0 || x != x) ? x : decltype(x)(0))
 EMBER_UNARY(gelu, Floating, kNoVec, decltype(x)(0.5) * x * (1 + std::erf(x * decltype(x)(0.7071067811865476))))
