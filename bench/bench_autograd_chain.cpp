@@ -9,20 +9,14 @@
 #include <cstdlib>
 #include <vector>
 
+#include "bench_util.h"
 #include "ember/autograd/autograd.h"
 #include "ember/ember.h"
 
 namespace {
-double now_us() {
-  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-struct Stat {
-  double med, mn, mx;
-};
-Stat stat(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return {v[v.size() / 2], v.front(), v.back()};
-}
+double now_us() { return ember::bench::seconds() * 1e6; }
+using ember::bench::stat;
+using ember::bench::Stat;
 }  // namespace
 
 int main(int argc, char** argv) {

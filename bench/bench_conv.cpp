@@ -7,21 +7,13 @@
 #include <cstdlib>
 
 #include "ember/core/grad_mode.h"
+#include "bench_util.h"
 #include "ember/ember.h"
 #include "ember/ops/nn_functional.h"
 
 using namespace ember;
 
 namespace {
-
-// 2 threads (W6's setting) unless OMP_NUM_THREADS says otherwise.
-void set_threads() {
-  static bool done = [] {
-    if (!std::getenv("OMP_NUM_THREADS")) set_num_threads(2);
-    return true;
-  }();
-  (void)done;
-}
 
 struct ConvShape {
   int64_t n, c_in, c_out, hw;
@@ -34,7 +26,7 @@ void set_counters(benchmark::State& state, const ConvShape& s, double flop_facto
 }
 
 void BM_conv_forward(benchmark::State& state, ConvShape s) {
-  set_threads();
+  bench::default_threads();
   Tensor x = randn({s.n, s.c_in, s.hw, s.hw}), w = randn({s.c_out, s.c_in, 3, 3}) * 0.05, b = randn({s.c_out});
   NoGradGuard no_grad;
   for (auto _ : state) {
@@ -46,7 +38,7 @@ void BM_conv_forward(benchmark::State& state, ConvShape s) {
 
 // As the twin: grad for weight, bias and (when input_grad) the input.
 void BM_conv_forward_backward(benchmark::State& state, ConvShape s, bool input_grad) {
-  set_threads();
+  bench::default_threads();
   Tensor x = randn({s.n, s.c_in, s.hw, s.hw}), g = randn({s.n, s.c_out, s.hw, s.hw});
   Tensor w = (randn({s.c_out, s.c_in, 3, 3}) * 0.05).requires_grad_(), b = randn({s.c_out}).requires_grad_();
   if (input_grad) x.requires_grad_();
@@ -62,7 +54,7 @@ void BM_conv_forward_backward(benchmark::State& state, ConvShape s, bool input_g
 
 // W1's pool: MaxPool2d(2) after each conv, forward+backward.
 void BM_max_pool_forward_backward(benchmark::State& state, ConvShape s) {
-  set_threads();
+  bench::default_threads();
   Tensor x = randn({s.n, s.c_out, s.hw, s.hw}).requires_grad_(), g = randn({s.n, s.c_out, s.hw / 2, s.hw / 2});
   for (auto _ : state) {
     x.set_grad(Tensor());

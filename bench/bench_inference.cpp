@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "bench_util.h"
 #include "ember/ember.h"
 #include "ember/train/models.h"
 
@@ -20,20 +21,11 @@ using namespace ember;
 
 namespace {
 
-double seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-struct Stat {
-  double med, mn, mx;
-  size_t n;
-};
-Stat stat(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return {v[v.size() / 2], v.front(), v.back(), v.size()};
-}
-
 // Seconds per call of f, `calls` times.
+using bench::seconds;
+using bench::stat;
+using bench::Stat;
+
 template <typename F>
 std::vector<double> time_calls(F f, int calls) {
   std::vector<double> ts;

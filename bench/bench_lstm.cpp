@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 
+#include "bench_util.h"
 #include "ember/ember.h"
 #include "ember/nn/rnn.h"
 
@@ -14,19 +15,10 @@ using namespace ember;
 
 namespace {
 
-// 2 threads (W7's setting) unless OMP_NUM_THREADS says otherwise.
-void set_threads() {
-  static bool done = [] {
-    if (!std::getenv("OMP_NUM_THREADS")) set_num_threads(2);
-    return true;
-  }();
-  (void)done;
-}
-
 constexpr int64_t kBatch = 32, kSeq = 50, kInput = 64, kHidden = 128;
 
 void BM_lstm_forward_backward(benchmark::State& state, bool packed) {
-  set_threads();
+  bench::default_threads();
   manual_seed(0);
   nn::LSTM lstm(kInput, kHidden, {.batch_first = true});
   Tensor x = randn({kBatch, kSeq, kInput});

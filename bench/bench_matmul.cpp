@@ -7,20 +7,12 @@
 
 #include <cstdlib>
 
+#include "bench_util.h"
 #include "ember/ember.h"
 
 using namespace ember;
 
 namespace {
-
-// 2 threads (W4's setting) unless OMP_NUM_THREADS says otherwise.
-void set_threads() {
-  static bool done = [] {
-    if (!std::getenv("OMP_NUM_THREADS")) set_num_threads(2);
-    return true;
-  }();
-  (void)done;
-}
 
 void set_gflops(benchmark::State& state, int64_t n) {
   state.counters["GFLOPS"] = benchmark::Counter(2e-9 * static_cast<double>(n * n * n),
@@ -28,7 +20,7 @@ void set_gflops(benchmark::State& state, int64_t n) {
 }
 
 void BM_ember_mm(benchmark::State& state, ScalarType dt) {
-  set_threads();
+  bench::default_threads();
   int64_t n = state.range(0);
   Tensor a = randn({n, n}).to(dt), b = randn({n, n}).to(dt);
   for (auto _ : state) {
@@ -41,7 +33,7 @@ void BM_ember_mm(benchmark::State& state, ScalarType dt) {
 // The same GEMM straight through oneDNN: one primitive, created outside the
 // timed loop, buffers allocated once.
 void BM_dnnl_matmul(benchmark::State& state, ScalarType dt) {
-  set_threads();
+  bench::default_threads();
   int64_t n = state.range(0);
   using dnnl::memory;
   auto ddt = dt == kBFloat16 ? memory::data_type::bf16 : memory::data_type::f32;

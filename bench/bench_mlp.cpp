@@ -13,25 +13,14 @@
 #include <cstring>
 #include <vector>
 
+#include "bench_util.h"
 #include "ember/ember.h"
 
 using namespace ember;
 
-namespace {
-
-double seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-struct Stat {
-  double med, mn, mx;
-};
-Stat stat(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return {v[v.size() / 2], v.front(), v.back()};
-}
-
-}  // namespace
+using bench::seconds;
+using bench::stat;
+using bench::Stat;
 
 int main(int argc, char** argv) {
   int threads = argc > 1 ? std::atoi(argv[1]) : 2;

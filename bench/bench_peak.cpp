@@ -11,29 +11,21 @@
 //   {"workload": "w5_peak_ember", "figures": {"avx2_2thr_gflops": {"median": ...}, ...}}
 #include <immintrin.h>
 
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "bench_util.h"
 
 namespace {
 
 constexpr long kIters = 50'000'000;  // FMA rounds per thread per run
 constexpr int kRuns = 5;
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-struct Stat {
-  double med, mn, mx;
-};
-Stat stat(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return {v[v.size() / 2], v.front(), v.back()};
-}
+using ember::bench::stat;
+using ember::bench::Stat;
+constexpr auto now_s = ember::bench::seconds;
 
 volatile float g_sink;
 

@@ -7,21 +7,13 @@
 #include <cstdlib>
 
 #include "ember/core/grad_mode.h"
+#include "bench_util.h"
 #include "ember/ember.h"
 #include "ember/ops/nn_functional.h"
 
 using namespace ember;
 
 namespace {
-
-// 2 threads (W1's setting) unless OMP_NUM_THREADS says otherwise.
-void set_threads() {
-  static bool done = [] {
-    if (!std::getenv("OMP_NUM_THREADS")) set_num_threads(2);
-    return true;
-  }();
-  (void)done;
-}
 
 struct PoolShape {
   int64_t n, c, hw;
@@ -32,7 +24,7 @@ void set_counters(benchmark::State& state, const PoolShape& s) {
 }
 
 void BM_max_pool_forward(benchmark::State& state, PoolShape s) {
-  set_threads();
+  bench::default_threads();
   Tensor x = randn({s.n, s.c, s.hw, s.hw});
   NoGradGuard no_grad;
   for (auto _ : state) {
@@ -44,7 +36,7 @@ void BM_max_pool_forward(benchmark::State& state, PoolShape s) {
 
 // The training forward: values and argmax indices.
 void BM_max_pool_forward_indices(benchmark::State& state, PoolShape s) {
-  set_threads();
+  bench::default_threads();
   Tensor x = randn({s.n, s.c, s.hw, s.hw});
   NoGradGuard no_grad;
   for (auto _ : state) {
@@ -55,7 +47,7 @@ void BM_max_pool_forward_indices(benchmark::State& state, PoolShape s) {
 }
 
 void BM_max_pool_forward_backward(benchmark::State& state, PoolShape s) {
-  set_threads();
+  bench::default_threads();
   Tensor x = randn({s.n, s.c, s.hw, s.hw}).requires_grad_(), g = randn({s.n, s.c, s.hw / 2, s.hw / 2});
   for (auto _ : state) {
     x.set_grad(Tensor());

@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 
+#include "bench_util.h"
 #include "ember/ember.h"
 #include "ember/nn/transformer.h"
 #include "ember/optim/adam.h"
@@ -15,17 +16,8 @@ using namespace ember;
 
 namespace {
 
-// 2 threads (the twin's setting) unless OMP_NUM_THREADS says otherwise.
-void set_threads() {
-  static bool done = [] {
-    if (!std::getenv("OMP_NUM_THREADS")) set_num_threads(2);
-    return true;
-  }();
-  (void)done;
-}
-
 void BM_transformer_train_step(benchmark::State& state) {
-  set_threads();
+  bench::default_threads();
   manual_seed(0);
   nn::TransformerEncoderLayer layer(256, 4, 1024, 0.1, "relu", 1e-5, /*batch_first=*/true);
   nn::TransformerEncoder model(layer, 4);

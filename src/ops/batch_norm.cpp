@@ -49,10 +49,30 @@ bool fused_dtype(const Tensor& t) { return t.dtype() == kFloat32 || t.dtype() ==
 
 Tensor doubles(const std::vector<double>& v) { return tensor<double>(v, {static_cast<int64_t>(v.size())}); }
 
+// Empty for an undefined tensor (no affine weight or bias).
 std::vector<double> to_doubles(const Tensor& t) {
+  if (!t.defined()) return {};
   Tensor d = t.detach().to(kFloat64).contiguous();
   const double* p = d.data_ptr<double>();
   return std::vector<double>(p, p + d.numel());
+}
+
+// out = (x - mean) * invstd * w + b per channel (w, b may be empty), as one
+// scale/shift pass of the apply kernel; x is contiguous.
+Tensor apply_normalization(const Tensor& x, const BatchNormParams& p, const std::vector<double>& mean,
+                           const std::vector<double>& invstd, const std::vector<double>& w,
+                           const std::vector<double>& b) {
+  const size_t c = mean.size();
+  std::vector<double> scale(c), shift(c);
+  for (size_t i = 0; i < c; ++i) {
+    scale[i] = invstd[i] * (w.empty() ? 1.0 : w[i]);
+    shift[i] = (b.empty() ? 0.0 : b[i]) - mean[i] * scale[i];
+  }
+  Tensor out = empty(x.sizes(), TensorOptions(x.dtype()).device(x.device()));
+  NoGradGuard no_grad;
+  get_kernel<BatchNormApplyKernel>(Op::batch_norm_apply, x.device())(p, x.data_ptr(), scale.data(), shift.data(),
+                                                                    out.data_ptr());
+  return out;
 }
 
 // Training-mode forward and backward through the fused kernels.
@@ -69,19 +89,8 @@ Tensor fused_training(const Tensor& input, const Tensor& running_mean, const Ten
   for (int64_t i = 0; i < c; ++i) invstd[static_cast<size_t>(i)] = 1.0 / std::sqrt(var[static_cast<size_t>(i)] + eps);
   update_running(running_mean, running_var, doubles(mean), doubles(var), p.n * p.inner, momentum);
 
-  std::vector<double> w = weight.defined() ? to_doubles(weight) : std::vector<double>();
-  std::vector<double> b = bias.defined() ? to_doubles(bias) : std::vector<double>();
-  std::vector<double> scale(static_cast<size_t>(c)), shift(static_cast<size_t>(c));
-  for (size_t i = 0; i < static_cast<size_t>(c); ++i) {
-    scale[i] = invstd[i] * (w.empty() ? 1.0 : w[i]);
-    shift[i] = (b.empty() ? 0.0 : b[i]) - mean[i] * scale[i];
-  }
-  Tensor out = empty(x.sizes(), TensorOptions(x.dtype()).device(x.device()));
-  {
-    NoGradGuard no_grad;
-    get_kernel<BatchNormApplyKernel>(Op::batch_norm_apply, x.device())(p, x.data_ptr(), scale.data(), shift.data(),
-                                                                      out.data_ptr());
-  }
+  std::vector<double> w = to_doubles(weight), b = to_doubles(bias);
+  Tensor out = apply_normalization(x, p, mean, invstd, w, b);
   if (!any_requires_grad({&input, &weight, &bias})) return out;
 
   SavedTensor sx = save(x), sw = save(weight);
@@ -129,18 +138,9 @@ Tensor fused_eval(const Tensor& input, const Tensor& running_mean, const Tensor&
   const int64_t c = input.size(1);
   Tensor x = input.contiguous();
   BatchNormParams p{x.size(0), c, x.numel() / std::max<int64_t>(1, x.size(0) * c), x.dtype()};
-  std::vector<double> rm = to_doubles(running_mean), rv = to_doubles(running_var);
-  std::vector<double> w = weight.defined() ? to_doubles(weight) : std::vector<double>();
-  std::vector<double> b = bias.defined() ? to_doubles(bias) : std::vector<double>();
-  std::vector<double> scale(static_cast<size_t>(c)), shift(static_cast<size_t>(c));
-  for (size_t i = 0; i < static_cast<size_t>(c); ++i) {
-    scale[i] = (w.empty() ? 1.0 : w[i]) / std::sqrt(rv[i] + eps);
-    shift[i] = (b.empty() ? 0.0 : b[i]) - rm[i] * scale[i];
-  }
-  Tensor out = empty(x.sizes(), TensorOptions(x.dtype()).device(x.device()));
-  get_kernel<BatchNormApplyKernel>(Op::batch_norm_apply, x.device())(p, x.data_ptr(), scale.data(), shift.data(),
-                                                                    out.data_ptr());
-  return out;
+  std::vector<double> rm = to_doubles(running_mean), invstd = to_doubles(running_var);
+  for (double& v : invstd) v = 1.0 / std::sqrt(v + eps);
+  return apply_normalization(x, p, rm, invstd, to_doubles(weight), to_doubles(bias));
 }
 
 }  // namespace

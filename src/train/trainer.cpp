@@ -102,13 +102,21 @@ Tensor compute_loss(const Config& c, const DataInfo& info, const Tensor& output,
   return nn::functional::cross_entropy(output, target, o);
 }
 
-// The names evaluate_loader reports, in its order.
+// The names evaluate_loader reports, in order (metrics.csv's val_* columns).
 std::vector<std::string> eval_metric_names(Task task, int64_t k) {
   if (task == Task::Regression) return {"loss", "mse", "mae"};
   std::vector<std::string> names = {"loss", "acc", "precision", "recall", "f1"};
   if (k) names.push_back(fmt::format("top{}_acc", k));
   names.insert(names.end(), {"precision_weighted", "recall_weighted", "f1_weighted"});
   return names;
+}
+
+std::vector<std::pair<std::string, double>> named(const std::vector<std::string>& names,
+                                                  const std::vector<double>& values) {
+  EMBER_ASSERT(names.size() == values.size(), "{} metric names for {} values", names.size(), values.size());
+  std::vector<std::pair<std::string, double>> out;
+  for (size_t i = 0; i < names.size(); ++i) out.emplace_back(names[i], values[i]);
+  return out;
 }
 
 // The columns of one epoch's row (metrics.csv), in train_one_epoch's order:
@@ -147,7 +155,7 @@ EvalStats evaluate_loader(const Config& c, const DataInfo& info, nn::Module& mod
     RegressionMetrics m;
     accumulate(m);
     s.loss = m.loss();
-    s.metrics = {{"loss", m.loss()}, {"mse", m.mse()}, {"mae", m.mae()}};
+    s.metrics = named(eval_metric_names(info.task, 0), {m.loss(), m.mse(), m.mae()});
     return s;
   }
   int64_t k = top_k_of(c, info);
@@ -155,16 +163,10 @@ EvalStats evaluate_loader(const Config& c, const DataInfo& info, nn::Module& mod
   accumulate(m);
   s.loss = m.loss();
   s.accuracy = m.accuracy();
-  s.metrics = {{"loss", m.loss()},
-               {"acc", m.accuracy()},
-               {"precision", m.precision_macro()},
-               {"recall", m.recall_macro()},
-               {"f1", m.f1_macro()}};
-  if (k) s.metrics.emplace_back(fmt::format("top{}_acc", k), m.top_k_accuracy(k));
-  s.metrics.emplace_back("precision_weighted", m.precision_weighted());
-  s.metrics.emplace_back("recall_weighted", m.recall_weighted());
-  s.metrics.emplace_back("f1_weighted", m.f1_weighted());
-  EMBER_ASSERT(s.metrics.size() == eval_metric_names(info.task, k).size(), "eval_metric_names is out of date");
+  std::vector<double> values = {m.loss(), m.accuracy(), m.precision_macro(), m.recall_macro(), m.f1_macro()};
+  if (k) values.push_back(m.top_k_accuracy(k));
+  values.insert(values.end(), {m.precision_weighted(), m.recall_weighted(), m.f1_weighted()});
+  s.metrics = named(eval_metric_names(info.task, k), values);
   s.confusion = m.confusion();
   const auto p = m.precision_per_class(), r = m.recall_per_class(), f = m.f1_per_class();
   for (size_t i = 0; i < p.size(); ++i) {
