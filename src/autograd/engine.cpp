@@ -81,7 +81,7 @@ void run_node(Node& n, GraphTask& task, std::vector<Node*>& ready) {
   variable_list grads = std::move(n.input_buffer);
   n.input_buffer = {};
   grads.resize(n.num_outputs);
-  for (auto& [index, hook] : n.pre_hooks) {
+  for (auto& [index, hook] : n.pre_hooks()) {
     if (index >= grads.size() || !grads[index].defined()) continue;
     Tensor r = hook(grads[index]);
     if (r.defined()) grads[index] = std::move(r);

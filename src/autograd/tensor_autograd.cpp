@@ -79,7 +79,7 @@ void Tensor::retain_grad() const {
   if (!m->grad_fn_ || m->retained_) return;  // leaves keep their grad anyway
   m->retained_ = std::make_shared<RetainedGrad>();
   std::weak_ptr<RetainedGrad> slot = m->retained_;
-  m->grad_fn_->pre_hooks.emplace_back(m->output_nr_, [slot](const Tensor& g) {
+  m->grad_fn_->add_pre_hook(m->output_nr_, [slot](const Tensor& g) {
     if (auto s = slot.lock()) s->grad = s->grad.defined() ? s->grad + g : g.detach().clone();
     return Tensor();
   });
@@ -94,7 +94,7 @@ void Tensor::register_hook(std::function<Tensor(const Tensor&)> hook) const {
   AutogradMeta* m = autograd_meta(*this);
   EMBER_CHECK(m && m->requires_grad(),
               "register_hook: cannot register a hook on a tensor that doesn't require gradient");
-  if (m->grad_fn_) m->grad_fn_->pre_hooks.emplace_back(m->output_nr_, std::move(hook));
+  if (m->grad_fn_) m->grad_fn_->add_pre_hook(m->output_nr_, std::move(hook));
   else m->leaf_hooks_.push_back(std::move(hook));
 }
 

@@ -3,12 +3,12 @@
 
 
 namespace ember {
-namespace {
 
-// Per thread, as in PyTorch: numbers order the nodes one thread records (and
-// name them in anomaly messages); a shared atomic counter cost a locked
-// instruction per recorded op.
-constinit thread_local uint64_t next_sequence_nr = 0;
+namespace detail {
+thread_local constinit uint64_t tls_next_sequence_nr = 0;
+}  // namespace detail
+
+namespace {
 
 Tensor alias_without_grad(const Tensor& t) {
   return Tensor(make_intrusive<TensorImpl>(t.storage(), t.dtype(), DimVector(t.sizes()),
@@ -85,14 +85,12 @@ Tensor SavedTensor::unpack() const {
   std::shared_ptr<Node> fn = state_->grad_fn.lock();
   if (!fn) return d;
   Tensor t = alias_without_grad(d);
-  auto meta = std::make_unique<AutogradMeta>();
-  meta->grad_fn_ = std::move(fn);
-  meta->output_nr_ = state_->output_nr;
-  t.impl()->set_autograd_meta(std::move(meta));
+  auto& meta = t.impl()->emplace_autograd_meta<AutogradMeta>();
+  meta.grad_fn_ = std::move(fn);
+  meta.output_nr_ = state_->output_nr;
   return t;
 }
 
-Node::Node(const char* name) : name_(name), sequence_nr_(next_sequence_nr++) {}
 
 Node::~Node() {
   thread_local std::vector<Edge> pending;
@@ -112,16 +110,13 @@ Node::~Node() {
   draining = false;
 }
 
+void Node::add_pre_hook(uint32_t output_nr, GradHook hook) {
+  if (!pre_hooks_) pre_hooks_ = std::make_unique<std::vector<PreHook>>();
+  pre_hooks_->emplace_back(output_nr, std::move(hook));
+}
+
 AccumulateGrad::AccumulateGrad(Tensor v) : Node("AccumulateGrad"), variable(std::move(v)) {}
 
-AutogradMeta* autograd_meta(const Tensor& t) {
-  return static_cast<AutogradMeta*>(t.impl()->autograd_meta());
-}
-
-AutogradMeta& materialize_autograd_meta(const Tensor& t) {
-  if (!t.impl()->autograd_meta()) t.impl()->set_autograd_meta(std::make_unique<AutogradMeta>());
-  return *autograd_meta(t);
-}
 
 Edge gradient_edge(const Tensor& t) {
   AutogradMeta* m = autograd_meta(t);
@@ -136,35 +131,21 @@ Edge gradient_edge(const Tensor& t) {
   return {std::move(acc), 0};
 }
 
-void collect_next_edges(ArrayRef<const Tensor*> inputs, EdgeList& edges) {
-  edges.reserve(inputs.size());
-  for (const Tensor* t : inputs) {
-    if (!t->defined()) {
-      edges.emplace_back();
-      continue;
-    }
-    AutogradMeta* m = autograd_meta(*t);
-    if (m && m->is_view_ && m->requires_grad())
-      EMBER_CHECK(t->version() == m->view_version_,
-                  "a view of a tensor that requires grad was used after it or its base was modified "
-                  "in-place (storage version {} at the view's creation, {} now); its gradient history "
-                  "is stale. Create the view after the in-place op, or clone() it before modifying.",
-                  m->view_version_, t->version());
-    if (m && m->grad_fn_) {  // the common case, without a call
-      edges.emplace_back(m->grad_fn_, m->output_nr_);
-      continue;
-    }
-    edges.push_back(gradient_edge(*t));
+void append_gradient_edge(const Tensor& t, EdgeList& edges) {
+  if (!t.defined()) {
+    edges.emplace_back();
+    return;
   }
+  AutogradMeta* m = autograd_meta(t);
+  if (m && m->is_view_ && m->requires_grad())
+    EMBER_CHECK(t.version() == m->view_version_,
+                "a view of a tensor that requires grad was used after it or its base was modified "
+                "in-place (storage version {} at the view's creation, {} now); its gradient history "
+                "is stale. Create the view after the in-place op, or clone() it before modifying.",
+                m->view_version_, t.version());
+  edges.push_back(gradient_edge(t));
 }
 
-void set_history(const Tensor& out, std::shared_ptr<Node> fn, uint32_t output_nr, bool is_view) {
-  AutogradMeta& m = materialize_autograd_meta(out);
-  m.grad_fn_ = std::move(fn);
-  m.output_nr_ = output_nr;
-  m.is_view_ = is_view;
-  if (is_view) m.view_version_ = out.version();
-}
 
 void check_inplace(const Tensor& self, const char* op) {
   AutogradMeta* m = autograd_meta(self);

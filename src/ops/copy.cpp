@@ -14,7 +14,7 @@ Tensor clone(const Tensor& t) {
     copy_(out, t);
   }
   if (any_requires_grad({&t}))
-    record("CloneBackward0", {&t}, {}, out, [](const variable_list& g) -> variable_list { return {g[0]}; });
+    record("CloneBackward0", {&t}, out, [](const variable_list& g) -> variable_list { return {g[0]}; });
   return out;
 }
 
@@ -30,7 +30,7 @@ Tensor& copy_(Tensor& dst, const Tensor& src) {
       NoGradGuard no_grad;
       copy_(dst, src);
     }
-    record("CopyBackwards", {&src}, {}, dst,
+    record("CopyBackwards", {&src}, dst,
            [in = DimVector(src.sizes()), dt = src.dtype()](const variable_list& g) -> variable_list {
              return {grad_for(g[0], in, dt)};
            });
@@ -51,7 +51,7 @@ Tensor to_dtype(const Tensor& t, ScalarType dtype, bool copy) {
     copy_(out, t);
   }
   if (any_requires_grad({&t}) && is_floating_point(dtype))
-    record("ToCopyBackward0", {&t}, {}, out, [src = t.dtype()](const variable_list& g) -> variable_list {
+    record("ToCopyBackward0", {&t}, out, [src = t.dtype()](const variable_list& g) -> variable_list {
       return {g[0].to(src)};
     });
   return out;
@@ -65,7 +65,7 @@ Tensor& Tensor::fill_(const Scalar& v) {
       fill_(v);
     }
     // The old value no longer matters: the gradient to it is zero.
-    record("FillBackward0", {this}, {}, *this, [](const variable_list&) -> variable_list { return {Tensor()}; });
+    record("FillBackward0", {this}, *this, [](const variable_list&) -> variable_list { return {Tensor()}; });
     return *this;
   }
   TensorIter iter({this}, 1, "fill_");

@@ -183,7 +183,7 @@ Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
   ScalarType dt = result_type(a, b);
   Tensor out = binary(Op::add, a, b, dt, dt);
   if (any_requires_grad({&a, &b})) {
-    record("AddBackward0", {&a, &b}, {}, out,
+    record("AddBackward0", {&a, &b}, out,
            [ga = GradTarget(a, out), gb = GradTarget(b, out)](const variable_list& g) -> variable_list {
              return {ga(g[0]), gb(g[0])};
            });
@@ -197,7 +197,7 @@ Tensor add(const Tensor& a, const Scalar& b, const Scalar& alpha) {
                            : (integral ? Scalar(b.to_long() * alpha.to_long()) : Scalar(b.to_double() * alpha.to_double()));
   Tensor out = binary(Op::add, a, wrap(v, dt), dt, dt);
   if (any_requires_grad({&a}))
-    record("AddBackward1", {&a}, {}, out, [ta = a.dtype()](const variable_list& g) -> variable_list {
+    record("AddBackward1", {&a}, out, [ta = a.dtype()](const variable_list& g) -> variable_list {
       return {g[0].dtype() == ta ? g[0] : g[0].to(ta)};
     });
   return out;
@@ -208,7 +208,7 @@ Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
   ScalarType dt = result_type(a, b);
   Tensor out = binary(Op::sub, a, b, dt, dt);
   if (any_requires_grad({&a, &b})) {
-    record("SubBackward0", {&a, &b}, {}, out,
+    record("SubBackward0", {&a, &b}, out,
            [ga = GradTarget(a, out), gb = GradTarget(b, out)](const variable_list& g) -> variable_list {
              return {ga(g[0]), gb(neg(g[0]))};
            });
@@ -225,7 +225,7 @@ Tensor rsub(const Tensor& a, const Scalar& b) {
   ScalarType dt = result_type(a, b);
   Tensor out = binary(Op::sub, wrap(b, dt), a, dt, dt);
   if (any_requires_grad({&a}))
-    record("RsubBackward1", {&a}, {}, out, [](const variable_list& g) -> variable_list { return {neg(g[0])}; });
+    record("RsubBackward1", {&a}, out, [](const variable_list& g) -> variable_list { return {neg(g[0])}; });
   return out;
 }
 Tensor mul(const Tensor& a, const Tensor& b) {
@@ -246,7 +246,7 @@ Tensor mul(const Tensor& a, const Scalar& b) {
   ScalarType dt = result_type(a, b);
   Tensor out = binary(Op::mul, a, wrap(b, dt), dt, dt);
   if (any_requires_grad({&a}))
-    record("MulBackward1", {&a}, {}, out, [b, ta = a.dtype()](const variable_list& g) -> variable_list {
+    record("MulBackward1", {&a}, out, [b, ta = a.dtype()](const variable_list& g) -> variable_list {
       Tensor r = mul(g[0], b);
       return {r.dtype() == ta ? r : r.to(ta)};
     });
@@ -269,7 +269,7 @@ Tensor div(const Tensor& a, const Scalar& b) {
   ScalarType dt = float_result(result_type(a, b));
   Tensor out = binary(Op::div, a, wrap(b, dt), dt, dt);
   if (any_requires_grad({&a}))
-    record("DivBackward1", {&a}, {}, out, [b, ta = a.dtype()](const variable_list& g) -> variable_list {
+    record("DivBackward1", {&a}, out, [b, ta = a.dtype()](const variable_list& g) -> variable_list {
       Tensor r = div(g[0], b);
       return {r.dtype() == ta ? r : r.to(ta)};
     });
@@ -519,7 +519,7 @@ Tensor unary_with_grad(const char* node, const Tensor& a, Tensor out, F formula)
 // Rounding-type ops: piecewise constant, zero gradient.
 Tensor zero_grad_unary(const char* node, const Tensor& a, Tensor out) {
   if (any_requires_grad({&a}))
-    record(node, {&a}, {}, out, [](const variable_list& g) -> variable_list { return {zeros_like(g[0])}; });
+    record(node, {&a}, out, [](const variable_list& g) -> variable_list { return {zeros_like(g[0])}; });
   return out;
 }
 
@@ -609,7 +609,7 @@ Tensor threshold_backward(const Tensor& grad, const Tensor& self, double thresho
 Tensor bf16_rounded(const Tensor& t) {
   Tensor out = unary_same(Op::round_bf16, t);
   if (any_requires_grad({&t}))
-    record("ToCopyBackward0", {&t}, {}, out, [](const variable_list& g) -> variable_list { return {bf16_rounded(g[0])}; });
+    record("ToCopyBackward0", {&t}, out, [](const variable_list& g) -> variable_list { return {bf16_rounded(g[0])}; });
   return out;
 }
 

@@ -6,6 +6,8 @@
 
 namespace ember {
 
+void GradTarget::keep_shape(const DimVector& shape) { shape_ = std::make_shared<const DimVector>(shape); }
+
 Tensor sum_to(const Tensor& g, IntArrayRef shape) {
   if (g.sizes().equals(shape)) return g;
   int64_t lead = g.dim() - static_cast<int64_t>(shape.size());

@@ -1,7 +1,7 @@
 // Helpers that derivative formulas share.
 #pragma once
 
-#include <optional>
+#include <memory>
 
 #include "ember/core/grad_graph.h"
 
@@ -19,12 +19,14 @@ inline Tensor grad_for(const Tensor& g, IntArrayRef shape, ScalarType dtype) {
 
 // Where a broadcasting op's gradient goes for one input: summed back to the
 // input's shape and cast to its dtype. It keeps the shape only when it differs
-// from the output's, so the common same-shape op records no shape at all.
+// from the output's, and then on the heap: the common same-shape op records
+// no shape, and its node stays small (every node byte is fresh memory per op).
 class GradTarget {
  public:
-  GradTarget(const Tensor& input, const Tensor& out) : dtype_(input.dtype()) {
-    const DimVector& in = input.impl()->sizes();
-    if (!(in == out.impl()->sizes())) shape_.emplace(in);
+  // Always inlined: out of line, the call cost more than the comparison.
+  [[gnu::always_inline]] GradTarget(const Tensor& input, const Tensor& out) : dtype_(input.dtype()) {
+    if (!(input.impl()->sizes() == out.impl()->sizes())) [[unlikely]]
+      keep_shape(input.impl()->sizes());
   }
   Tensor operator()(const Tensor& g) const {
     Tensor r = shape_ ? sum_to(g, *shape_) : g;
@@ -32,7 +34,11 @@ class GradTarget {
   }
 
  private:
-  std::optional<DimVector> shape_;
+  void keep_shape(const DimVector& shape);
+
+  // Shared and immutable: copies are cheap and the empty one's destructor
+  // is a null check (a unique_ptr<DimVector>'s was an out-of-line call).
+  std::shared_ptr<const DimVector> shape_;
   ScalarType dtype_;
 };
 

@@ -240,7 +240,7 @@ std::vector<Tensor> unbind(const Tensor& t, int64_t dim) {
     for (size_t i = 0; i < g.size(); ++i) parts[i] = g[i].defined() ? g[i] : zeros(piece, dt);
     return {stack(parts, dim)};
   };
-  auto node = make_node<LambdaNode<decltype(fn)>>("UnbindBackward0", std::vector<SavedTensor>{}, fn);
+  auto node = make_node<LambdaNode<decltype(fn)>>("UnbindBackward0", std::move(fn));
   node->num_outputs = static_cast<uint32_t>(n);
   collect_next_edges({&t}, node->next_edges);
   for (int64_t i = 0; i < n; ++i) set_history(out[i], node, static_cast<uint32_t>(i), /*is_view=*/true);
@@ -292,7 +292,7 @@ Tensor gather(const Tensor& t, int64_t dim, const Tensor& index) {
   check_index_range(index1, t1.sizes()[dim], dim, "gather");
   get_kernel<GatherKernel>(Op::gather, t.device())(at_least_1d(out), t1, dim, index1);
   if (any_requires_grad({&t})) {
-    record("GatherBackward0", {&t}, {}, out, [in = DimVector(t.sizes()), dim, index](const variable_list& g) -> variable_list {
+    record("GatherBackward0", {&t}, out, [in = DimVector(t.sizes()), dim, index](const variable_list& g) -> variable_list {
       return {scatter_add(zeros(in, g[0].dtype()), dim, index, g[0])};
     });
   }
@@ -305,7 +305,7 @@ Tensor scatter(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& 
   Tensor out = t.detach().clone();
   scatter_into(Op::scatter, out, dim, index, src, false);
   if (any_requires_grad({&t, &src})) {
-    record("ScatterBackward0", {&t, &src}, {}, out, [dim, index](const variable_list& g) -> variable_list {
+    record("ScatterBackward0", {&t, &src}, out, [dim, index](const variable_list& g) -> variable_list {
       return {scatter(g[0], dim, index, 0), gather(g[0], dim, index)};
     });
   }
@@ -318,7 +318,7 @@ Tensor scatter(const Tensor& t, int64_t dim, const Tensor& index, const Scalar& 
   Tensor src = scalar_tensor(value, TensorOptions(t.dtype()).device(t.device())).expand(index.sizes());
   scatter_into(Op::scatter, out, dim, index, src, true);
   if (any_requires_grad({&t})) {
-    record("ScatterBackward1", {&t}, {}, out, [dim, index](const variable_list& g) -> variable_list {
+    record("ScatterBackward1", {&t}, out, [dim, index](const variable_list& g) -> variable_list {
       return {scatter(g[0], dim, index, 0)};
     });
   }
@@ -329,7 +329,7 @@ Tensor scatter_add(const Tensor& t, int64_t dim, const Tensor& index, const Tens
   Tensor out = t.detach().clone();
   scatter_into(Op::scatter_add, out, dim, index, src, false);
   if (any_requires_grad({&t, &src})) {
-    record("ScatterAddBackward0", {&t, &src}, {}, out, [dim, index](const variable_list& g) -> variable_list {
+    record("ScatterAddBackward0", {&t, &src}, out, [dim, index](const variable_list& g) -> variable_list {
       return {g[0], gather(g[0], dim, index)};
     });
   }
@@ -346,7 +346,7 @@ Tensor masked_select(const Tensor& t, const Tensor& mask) {
   if (any_requires_grad({&t})) {
     // Flat positions of the selected elements, to scatter g back.
     Tensor pos = nonzero(mask_b.reshape({-1})).reshape({-1});
-    record("MaskedSelectBackward0", {&t}, {}, out,
+    record("MaskedSelectBackward0", {&t}, out,
            [pos, shape, in = DimVector(t.sizes()), dt = t.dtype()](const variable_list& g) -> variable_list {
              Tensor flat = scatter_add(zeros({compute_numel(shape)}, g[0].dtype()), 0, pos, g[0]);
              return {grad_for(flat.reshape(shape), in, dt)};

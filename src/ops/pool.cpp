@@ -139,7 +139,7 @@ Tensor avg_pool_op(const Tensor& x, const PoolParams& p) {
   Tensor out = empty({p.n, p.c, p.oh, p.ow}, like(x));
   get_kernel<AvgPool2dKernel>(Op::avg_pool2d, x.device())(p, xc.data_ptr(), out.data_ptr());
   if (any_requires_grad({&x}))
-    record("AvgPool2DBackward0", {&x}, {}, out,
+    record("AvgPool2DBackward0", {&x}, out,
            [p](const variable_list& g) -> variable_list { return {avg_pool_backward_op(g[0], p)}; });
   return out;
 }
@@ -153,7 +153,7 @@ Tensor avg_pool_backward_op(const Tensor& g, const PoolParams& p) {
   Tensor out = empty({p.n, p.c, p.ih, p.iw}, like(g));
   get_kernel<AvgPool2dBackwardKernel>(Op::avg_pool2d_backward, g.device())(p, gc.data_ptr(), out.data_ptr());
   if (any_requires_grad({&g}))
-    record("AvgPool2DBackwardBackward0", {&g}, {}, out,
+    record("AvgPool2DBackwardBackward0", {&g}, out,
            [p](const variable_list& G) -> variable_list { return {avg_pool_op(G[0], p)}; });
   return out;
 }
@@ -170,7 +170,7 @@ Tensor adaptive_op(const Tensor& x, const PoolParams& p) {
   if (out.numel() > 0)
     get_kernel<AdaptiveAvgPool2dKernel>(Op::adaptive_avg_pool2d, x.device())(p, xc.data_ptr(), out.data_ptr());
   if (any_requires_grad({&x}))
-    record("AdaptiveAvgPool2DBackward0", {&x}, {}, out,
+    record("AdaptiveAvgPool2DBackward0", {&x}, out,
            [p](const variable_list& g) -> variable_list { return {adaptive_backward_op(g[0], p)}; });
   return out;
 }
@@ -188,7 +188,7 @@ Tensor adaptive_backward_op(const Tensor& g, const PoolParams& p) {
   else
     out.zero_();
   if (any_requires_grad({&g}))
-    record("AdaptiveAvgPool2DBackwardBackward0", {&g}, {}, out,
+    record("AdaptiveAvgPool2DBackwardBackward0", {&g}, out,
            [p](const variable_list& G) -> variable_list { return {adaptive_op(G[0], p)}; });
   return out;
 }

@@ -243,7 +243,7 @@ Tensor sum(const Tensor& t, IntArrayRef dims, bool keepdim, std::optional<Scalar
   DimMask m = dim_mask(t, dims, "sum");
   Tensor out = run(Op::sum, as_dtype(t, dt), m, keepdim, dt).values;
   if (any_requires_grad({&t}))
-    record("SumBackward1", {&t}, {}, out, [c = reduce_ctx(t, m, keepdim)](const variable_list& g) -> variable_list {
+    record("SumBackward1", {&t}, out, [c = reduce_ctx(t, m, keepdim)](const variable_list& g) -> variable_list {
       return {c.cast(c.up(g[0]))};
     });
   return out;
@@ -260,7 +260,7 @@ Tensor mean(const Tensor& t, IntArrayRef dims, bool keepdim) {
   p.scale = n == 0 ? std::numeric_limits<double>::quiet_NaN() : 1.0 / static_cast<double>(n);
   Tensor out = run(Op::sum, t, m, keepdim, t.dtype(), p).values;
   if (any_requires_grad({&t}))
-    record("MeanBackward1", {&t}, {}, out, [c = reduce_ctx(t, m, keepdim), n](const variable_list& g) -> variable_list {
+    record("MeanBackward1", {&t}, out, [c = reduce_ctx(t, m, keepdim), n](const variable_list& g) -> variable_list {
       return {c.up(g[0]) / static_cast<double>(n)};
     });
   return out;
@@ -317,7 +317,7 @@ namespace {
 void record_index_grad(const char* name, const Tensor& t, int64_t dim, bool keepdim, const Outputs& o) {
   if (!any_requires_grad({&t})) return;
   int64_t d = wrap_dim(dim, t.dim(), name);
-  record(name, {&t}, {}, o.values,
+  record(name, {&t}, o.values,
          [in = DimVector(t.sizes()), d, keepdim, idx = o.second](const variable_list& g) -> variable_list {
            if (in.empty()) return {g[0].reshape(in)};
            Tensor gk = keepdim ? g[0] : g[0].unsqueeze(d);
@@ -463,7 +463,7 @@ Tensor cumsum(const Tensor& t, int64_t dim, std::optional<ScalarType> dtype) {
   for (int64_t i = 0; i < t.dim(); ++i) (i < d ? it.outer : i == d ? it.reduce : it.inner) *= t.size(i);
   get_kernel<ScanKernel>(Op::cumsum, t.device())(it);
   if (any_requires_grad({&t}))
-    record("CumsumBackward0", {&t}, {}, out, [d, in_dtype = t.dtype()](const variable_list& g) -> variable_list {
+    record("CumsumBackward0", {&t}, out, [d, in_dtype = t.dtype()](const variable_list& g) -> variable_list {
       // Each input feeds every later output: a reversed cumulative sum.
       if (g[0].dim() == 0) return {g[0]};
       Tensor r = flip(cumsum(flip(g[0], {d}), d), {d});

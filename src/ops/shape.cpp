@@ -77,7 +77,7 @@ Tensor pad(const Tensor& t, IntArrayRef pad, std::string_view mode, double value
       // The adjoint of constant padding is cropping by the same amounts.
       std::vector<int64_t> neg;
       for (int64_t p : pad) neg.push_back(-p);
-      record("ConstantPadNdBackward0", {&t}, {}, out, [neg](const variable_list& g) -> variable_list {
+      record("ConstantPadNdBackward0", {&t}, out, [neg](const variable_list& g) -> variable_list {
         return {ember::pad(g[0], neg)};
       });
     }
@@ -156,7 +156,7 @@ Tensor flip(const Tensor& t, IntArrayRef dims) {
   }
   if (any_requires_grad({&t})) {
     std::vector<int64_t> flip_dims(dims.begin(), dims.end());
-    record("FlipBackward0", {&t}, {}, out, [flip_dims](const variable_list& g) -> variable_list {
+    record("FlipBackward0", {&t}, out, [flip_dims](const variable_list& g) -> variable_list {
       return {flip(g[0], flip_dims)};
     });
   }

@@ -11,7 +11,7 @@ namespace {
 // values = t gathered at indices along dim: the gradient scatters back.
 void record_values_grad(const char* name, const Tensor& t, const Tensor& values, const Tensor& indices, int64_t dim) {
   if (!any_requires_grad({&t})) return;
-  record(name, {&t}, {}, values, [in = DimVector(t.sizes()), indices, dim](const variable_list& g) -> variable_list {
+  record(name, {&t}, values, [in = DimVector(t.sizes()), indices, dim](const variable_list& g) -> variable_list {
     if (in.empty()) return {g[0].reshape(in)};
     return {scatter_add(zeros(in, g[0].dtype()), dim, indices, g[0])};
   });

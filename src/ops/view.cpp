@@ -25,7 +25,7 @@ Tensor make_view(const Tensor& t, DimVector sizes, DimVector strides, int64_t of
 template <typename F>
 Tensor record_view(const char* name, const Tensor& base, Tensor out, F formula) {
   if (any_requires_grad({&base}))
-    record(name, {&base}, {}, out, [formula](const variable_list& g) -> variable_list { return {formula(g[0])}; },
+    record(name, {&base}, out, [formula](const variable_list& g) -> variable_list { return {formula(g[0])}; },
            /*is_view=*/true);
   return out;
 }
@@ -40,7 +40,7 @@ Tensor slice_embed(const Tensor& g, IntArrayRef sizes, int64_t dim, int64_t star
     copy_(dst, g);
   }
   if (any_requires_grad({&g}))
-    record("SliceEmbedBackward0", {&g}, {}, out, [dim, start, end, step](const variable_list& gg) -> variable_list {
+    record("SliceEmbedBackward0", {&g}, out, [dim, start, end, step](const variable_list& gg) -> variable_list {
       return {slice(gg[0], dim, start, end, step)};
     });
   return out;
@@ -129,7 +129,7 @@ Tensor as_strided_backward(const Tensor& g, IntArrayRef in_sizes, IntArrayRef in
   }
   Tensor out = tensor(acc, in_sizes).to(g.dtype());
   if (any_requires_grad({&g}))
-    record("AsStridedBackwardBackward0", {&g}, {}, out,
+    record("AsStridedBackwardBackward0", {&g}, out,
            [sz = DimVector(sizes), st = DimVector(strides), rel = offset - in_offset](const variable_list& gg) -> variable_list {
              return {as_strided(contiguous(gg[0]), sz, st, rel + gg[0].storage_offset())};
            });

@@ -204,3 +204,43 @@ TEST(AutogradEngine, CustomFunction) {
   expect_values(x.grad(), {2}, {1.5, 6});
   EXPECT_FALSE(Cube::apply(tensor<double>({1.0}), 1.0).requires_grad());
 }
+
+// Note [inline autograd meta]: the metadata is built inside the TensorImpl,
+// and survives the tensor's later use as an input to many ops.
+TEST(AutogradEngine, AutogradMetaLivesInsideTheTensor) {
+  Tensor x = ones({3});
+  EXPECT_EQ(autograd_meta(x), nullptr);  // never touched autograd
+  x.requires_grad_();
+  auto* meta = reinterpret_cast<const char*>(autograd_meta(x));
+  auto* impl = reinterpret_cast<const char*>(x.impl());
+  ASSERT_NE(meta, nullptr);
+  EXPECT_GE(meta, impl);
+  EXPECT_LE(meta + sizeof(AutogradMeta), impl + sizeof(TensorImpl));
+  Tensor y = x * 2;
+  EXPECT_STREQ(y.grad_fn()->name(), "MulBackward1");  // LibTorch's name for mul(Tensor, Scalar)
+  y.sum().backward();
+  expect_values(x.grad(), {3}, {2, 2, 2});
+}
+
+// Nodes keep two edges inline and move to the heap for more; broadcasting
+// inputs keep their shape (and dtype) for the gradient. Values: d/dx_i of
+// sum(cat(x0, x1, x2) * w) is w's slice i; d/db of sum(a + b) with b [1] is
+// a.numel(); float64 b's gradient stays float64.
+TEST(AutogradEngine, ManyInputsAndBroadcastGradients) {
+  std::vector<Tensor> xs;
+  for (int i = 0; i < 5; ++i) xs.push_back(full({2}, static_cast<double>(i), TensorOptions(kFloat64)).requires_grad_());
+  Tensor w = tensor<double>({1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
+  (cat(xs, 0) * w).sum().backward();
+  for (int i = 0; i < 5; ++i) expect_values(xs[i].grad(), {2}, {2.0 * i + 1, 2.0 * i + 2});
+  EXPECT_EQ(xs[0].grad_fn(), nullptr);
+
+  Tensor a = ones({2, 3}).requires_grad_();
+  Tensor b = tensor<double>({0.5}).requires_grad_();
+  (a + b).sum().backward();
+  expect_values(a.grad(), {2, 3}, {1, 1, 1, 1, 1, 1});
+  EXPECT_EQ(b.grad().dtype(), kFloat64);
+  expect_values(b.grad(), {1}, {6});
+  Tensor c = zeros({2, 1}).requires_grad_();
+  (a - c).sum().backward();
+  expect_values(c.grad(), {2, 1}, {-3, -3});
+}

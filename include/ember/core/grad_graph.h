@@ -8,7 +8,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "ember/core/grad_mode.h"
@@ -30,7 +32,9 @@ struct Edge {
 
 // A node's edges. Most ops take one or two tensors, so two edges live inside
 // the node (no allocation per recorded op); wider ops (cat, custom functions)
-// move them all to the heap.
+// move them all to the heap. The heap list is a pointer, not a vector: every
+// byte of a node is fresh memory on each recorded op (W3 chains are bound by
+// it), and the heap case is rare.
 class EdgeList {
  public:
   static constexpr size_t kInline = 2;
@@ -42,17 +46,16 @@ class EdgeList {
     for (uint32_t i = 0; i < o.size_; ++i) inline_[i] = std::move(o.inline_[i]);
     size_ = std::exchange(o.size_, 0);
     heap_ = std::move(o.heap_);
-    o.heap_.clear();
     return *this;
   }
   EdgeList(const EdgeList&) = delete;
   EdgeList& operator=(const EdgeList&) = delete;
 
-  size_t size() const { return on_heap() ? heap_.size() : size_; }
+  size_t size() const { return on_heap() ? heap_->size() : size_; }
   bool empty() const { return size() == 0; }
-  Edge* begin() { return on_heap() ? heap_.data() : inline_.data(); }
+  Edge* begin() { return on_heap() ? heap_->data() : inline_.data(); }
   Edge* end() { return begin() + size(); }
-  const Edge* begin() const { return on_heap() ? heap_.data() : inline_.data(); }
+  const Edge* begin() const { return on_heap() ? heap_->data() : inline_.data(); }
   const Edge* end() const { return begin() + size(); }
   Edge& operator[](size_t i) { return begin()[i]; }
   const Edge& operator[](size_t i) const { return begin()[i]; }
@@ -61,18 +64,20 @@ class EdgeList {
   void reserve(size_t n) {
     if (n > kInline) spill(n);
   }
-  void push_back(Edge e) {
+  // push_back and emplace_back are always inlined: they run for every input
+  // of every recorded op, and GCC's out-of-line copies cost more in calls
+  // than in work.
+  [[gnu::always_inline]] void push_back(Edge e) {
     if (!on_heap() && size_ < kInline) {
       inline_[size_++] = std::move(e);
       return;
     }
-    if (!on_heap()) spill(2 * kInline);
-    heap_.push_back(std::move(e));
+    push_back_slow(std::move(e));
   }
   void emplace_back() { push_back(Edge{}); }
   // Copies fn into the next slot without a temporary Edge (the recording
   // hot path: one refcount increment, nothing moved or destroyed).
-  void emplace_back(const std::shared_ptr<Node>& fn, uint32_t input_nr) {
+  [[gnu::always_inline]] void emplace_back(const std::shared_ptr<Node>& fn, uint32_t input_nr) {
     if (!on_heap() && size_ < kInline) {
       Edge& e = inline_[size_++];
       e.fn = fn;
@@ -83,7 +88,7 @@ class EdgeList {
   }
   void pop_back() {
     if (on_heap()) {
-      heap_.pop_back();
+      heap_->pop_back();
     } else {
       inline_[--size_] = Edge{};
     }
@@ -91,28 +96,26 @@ class EdgeList {
   void clear() {
     for (uint32_t i = 0; i < size_; ++i) inline_[i] = Edge{};
     size_ = 0;
-    heap_.clear();
+    heap_.reset();
   }
 
  private:
-  bool on_heap() const { return !heap_.empty(); }
+  bool on_heap() const { return heap_ != nullptr; }
+  [[gnu::noinline]] void push_back_slow(Edge e) {
+    if (!on_heap()) spill(2 * kInline);
+    heap_->push_back(std::move(e));
+  }
+  // Moves the inline edges to the heap, which holds all edges from then on.
   void spill(size_t capacity) {
-    if (on_heap()) {
-      heap_.reserve(capacity);
-      return;
-    }
-    if (size_ == 0) {  // nothing to move; reserve for the pushes to come
-      heap_.reserve(capacity);
-      return;
-    }
-    heap_.reserve(std::max<size_t>(capacity, size_));
-    for (uint32_t i = 0; i < size_; ++i) heap_.push_back(std::move(inline_[i]));
+    if (!on_heap()) heap_ = std::make_unique<std::vector<Edge>>();
+    heap_->reserve(std::max<size_t>(capacity, heap_->size() + size_));
+    for (uint32_t i = 0; i < size_; ++i) heap_->push_back(std::move(inline_[i]));
     size_ = 0;
   }
 
   std::array<Edge, kInline> inline_;
   uint32_t size_ = 0;  // edges in inline_ (0 when on the heap)
-  std::vector<Edge> heap_;
+  std::unique_ptr<std::vector<Edge>> heap_;
 };
 
 // Note [saved tensors]: a node saves a tensor together with the storage
@@ -143,9 +146,16 @@ inline SavedTensor save_output(const Tensor& t) { return SavedTensor(t, true); }
 // Note [node deletion]: releasing the last reference to the head of a long
 // chain would destroy it recursively and overflow the stack; ~Node hands its
 // edges to a per-thread queue that the outermost destructor drains.
+namespace detail {
+// Per thread, as in PyTorch: numbers order the nodes one thread records (and
+// name them in anomaly messages); a shared atomic counter cost a locked
+// instruction per recorded op. Defined in grad_graph.cpp.
+extern thread_local constinit uint64_t tls_next_sequence_nr;
+}  // namespace detail
+
 class Node {
  public:
-  explicit Node(const char* name);
+  explicit Node(const char* name) : name_(name), sequence_nr_(detail::tls_next_sequence_nr++) {}
   virtual ~Node();
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
@@ -159,9 +169,15 @@ class Node {
   virtual bool is_leaf_sink() const { return false; }
 
   EdgeList next_edges;
-  // Hooks on the gradient of forward output i, run before apply.
-  std::vector<std::pair<uint32_t, GradHook>> pre_hooks;
   uint32_t num_outputs = 1;
+
+  // Hooks on the gradient of forward output i, run before apply (rare: kept
+  // behind a pointer so that nodes without hooks stay small).
+  using PreHook = std::pair<uint32_t, GradHook>;
+  void add_pre_hook(uint32_t output_nr, GradHook hook);
+  std::span<PreHook> pre_hooks() {
+    return pre_hooks_ ? std::span<PreHook>(*pre_hooks_) : std::span<PreHook>();
+  }
 
   // Engine scratch for the backward pass currently visiting this node.
   uint64_t task_id = 0;
@@ -169,6 +185,7 @@ class Node {
   variable_list input_buffer;
 
  private:
+  std::unique_ptr<std::vector<PreHook>> pre_hooks_;
   const char* name_;
   uint64_t sequence_nr_;
 };
@@ -184,8 +201,9 @@ std::shared_ptr<T> make_node(Args&&... args) {
 template <typename F>
 class LambdaNode final : public Node {
  public:
-  LambdaNode(const char* name, std::vector<SavedTensor> saved, F fn)
+  LambdaNode(const char* name, std::vector<SavedTensor> saved, F&& fn)
       : Node(name), saved_(std::move(saved)), fn_(std::move(fn)) {}
+  LambdaNode(const char* name, F&& fn) : Node(name), fn_(std::move(fn)) {}
   variable_list apply(variable_list&& grads) override { return fn_(grads); }
   void release_variables() override {
     for (SavedTensor& s : saved_) s.release();
@@ -217,8 +235,8 @@ struct RetainedGrad {
 };
 
 // Per-tensor autograd state; null until a tensor touches autograd.
+// Lives inside its TensorImpl (Note [inline autograd meta]).
 struct AutogradMeta final : AutogradMetaInterface {
-  EMBER_POOLED_NEW
   bool requires_grad_ = false;
   Tensor grad_;
   std::shared_ptr<Node> grad_fn_;
@@ -235,9 +253,17 @@ struct AutogradMeta final : AutogradMetaInterface {
   bool requires_grad() const override { return requires_grad_ || grad_fn_ != nullptr; }
   void set_requires_grad(bool v) override { requires_grad_ = v; }
 };
+static_assert(sizeof(AutogradMeta) <= TensorImpl::kAutogradMetaBytes,
+              "AutogradMeta outgrew its slot in TensorImpl (Note [inline autograd meta])");
 
-AutogradMeta* autograd_meta(const Tensor& t);                // null if none
-AutogradMeta& materialize_autograd_meta(const Tensor& t);
+// Null if t never touched autograd.
+inline AutogradMeta* autograd_meta(const Tensor& t) {
+  return static_cast<AutogradMeta*>(t.impl()->autograd_meta());
+}
+inline AutogradMeta& materialize_autograd_meta(const Tensor& t) {
+  if (AutogradMeta* m = autograd_meta(t)) return *m;
+  return t.impl()->emplace_autograd_meta<AutogradMeta>();
+}
 
 // True when grad mode is on and any input requires grad.
 inline bool any_requires_grad(ArrayRef<const Tensor*> inputs) {
@@ -253,12 +279,38 @@ inline bool any_requires_grad(ArrayRef<const Tensor*> inputs) {
 
 // The edge a gradient for t flows into: its grad_fn, or its leaf accumulator.
 Edge gradient_edge(const Tensor& t);
+// Appends t's edge to a node's list; the out-of-line part of
+// collect_next_edges (undefined tensors, leaves, views).
+void append_gradient_edge(const Tensor& t, EdgeList& edges);
 // Fills a node's (empty) edge list in place: moving a list costs more than
-// recording it.
-void collect_next_edges(ArrayRef<const Tensor*> inputs, EdgeList& edges);
+// recording it. Inline, because the common input (an op's output, not a
+// view) takes a dozen instructions and W3 counts each one.
+[[gnu::always_inline]] inline void collect_next_edges(ArrayRef<const Tensor*> inputs, EdgeList& edges) {
+  if (inputs.size() > EdgeList::kInline) edges.reserve(inputs.size());
+  for (const Tensor* t : inputs) {
+    auto* m = t->defined() ? static_cast<const AutogradMeta*>(t->impl()->autograd_meta()) : nullptr;
+    if (m && !m->is_view_) {
+      if (m->grad_fn_) {
+        edges.emplace_back(m->grad_fn_, m->output_nr_);
+        continue;
+      }
+      if (auto acc = m->grad_accumulator_.lock()) {  // a leaf seen before
+        edges.push_back(Edge{std::move(acc), 0});
+        continue;
+      }
+    }
+    append_gradient_edge(*t, edges);
+  }
+}
 // Makes fn the producer of out (output number output_nr).
-void set_history(const Tensor& out, std::shared_ptr<Node> fn, uint32_t output_nr = 0,
-                 bool is_view = false);
+[[gnu::always_inline]] inline void set_history(const Tensor& out, std::shared_ptr<Node> fn,
+                                               uint32_t output_nr = 0, bool is_view = false) {
+  AutogradMeta& m = materialize_autograd_meta(out);
+  m.grad_fn_ = std::move(fn);
+  m.output_nr_ = output_nr;
+  m.is_view_ = is_view;
+  if (is_view) m.view_version_ = out.version();
+}
 
 // Records a LambdaNode for a single-output op:
 //   if (any_requires_grad({&a, &b})) record("MulBackward0", {&a, &b}, {sa, sb}, out, fn);
@@ -266,10 +318,20 @@ void set_history(const Tensor& out, std::shared_ptr<Node> fn, uint32_t output_nr
 // is what W3 measures, and each shared_ptr copy is an atomic increment.
 template <typename F>
 void record(const char* name, ArrayRef<const Tensor*> inputs, std::vector<SavedTensor> saved,
-            const Tensor& out, F fn, bool is_view = false) {
-  auto node = make_node<LambdaNode<F>>(name, std::move(saved), std::move(fn));
+            const Tensor& out, F&& fn, bool is_view = false) {
+  using Fn = std::remove_cvref_t<F>;
+  auto node = make_node<LambdaNode<Fn>>(name, std::move(saved), Fn(std::forward<F>(fn)));
   collect_next_edges(inputs, node->next_edges);
   node->bind_saved_outputs(node);
+  set_history(out, std::move(node), 0, is_view);
+}
+// The same for an op that saves no tensors (add, sub, views, ...): no list
+// to build, move and free on every recorded op.
+template <typename F>
+void record(const char* name, ArrayRef<const Tensor*> inputs, const Tensor& out, F&& fn, bool is_view = false) {
+  using Fn = std::remove_cvref_t<F>;
+  auto node = make_node<LambdaNode<Fn>>(name, Fn(std::forward<F>(fn)));
+  collect_next_edges(inputs, node->next_edges);
   set_history(out, std::move(node), 0, is_view);
 }
 

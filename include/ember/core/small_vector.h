@@ -129,7 +129,9 @@ class SmallVector {
   operator std::span<const T>() const { return {data(), size_}; }  // NOLINT
   std::vector<T> vec() const { return std::vector<T>(begin(), end()); }
 
-  friend bool operator==(const SmallVector& a, const SmallVector& b) {
+  // Always inlined: shape checks run on every op, and GCC kept an
+  // out-of-line copy whose call cost more than comparing one or two sizes.
+  [[gnu::always_inline]] friend bool operator==(const SmallVector& a, const SmallVector& b) {
     return a.size_ == b.size_ && elements_equal(a.data(), b.data(), a.size_);
   }
 

@@ -2,6 +2,7 @@
 // elements) + dtype + device, and a nullable autograd slot.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 
 #include "ember/core/device.h"
@@ -13,8 +14,8 @@
 
 namespace ember {
 
-// Implemented by autograd/ (L3); core only holds the pointer, so it never
-// includes upward. Null for tensors that never touched autograd.
+// Implemented by autograd (AutogradMeta, grad_graph.h); the TensorImpl only
+// reserves room for it, so this header includes nothing upward.
 struct AutogradMetaInterface {
   virtual ~AutogradMetaInterface() = default;
   virtual bool requires_grad() const = 0;
@@ -50,8 +51,23 @@ class TensorImpl : public RefCounted {
 
   void set_sizes_and_strides(DimVector sizes, DimVector strides, int64_t offset);
 
-  AutogradMetaInterface* autograd_meta() const { return autograd_meta_.get(); }
-  void set_autograd_meta(std::unique_ptr<AutogradMetaInterface> m) { autograd_meta_ = std::move(m); }
+  // Note [inline autograd meta]: the autograd metadata is built inside the
+  // TensorImpl on first use, not allocated beside it. Every recorded op's
+  // output gets one, and a separate pool block cost an allocation, a free
+  // and a pointer chase per op (W3). Null for tensors that never touched
+  // autograd; the bytes stay untouched for them.
+  static constexpr size_t kAutogradMetaBytes = 112;
+  AutogradMetaInterface* autograd_meta() const { return autograd_meta_; }
+  template <typename Meta>
+  Meta& emplace_autograd_meta() {
+    static_assert(sizeof(Meta) <= kAutogradMetaBytes && alignof(Meta) <= 16);
+    Meta* m = std::construct_at(reinterpret_cast<Meta*>(autograd_slot_));
+    autograd_meta_ = m;
+    return *m;
+  }
+  ~TensorImpl() override {
+    if (autograd_meta_) std::destroy_at(autograd_meta_);
+  }
 
  private:
   void refresh();
@@ -63,7 +79,8 @@ class TensorImpl : public RefCounted {
   int64_t numel_ = 1;
   ScalarType dtype_;
   bool is_contiguous_ = true;
-  std::unique_ptr<AutogradMetaInterface> autograd_meta_;
+  AutogradMetaInterface* autograd_meta_ = nullptr;  // points into autograd_slot_
+  alignas(16) std::byte autograd_slot_[kAutogradMetaBytes];
 };
 
 // Row-major strides for sizes.
