@@ -16,7 +16,6 @@ Tensor as_dtype(const Tensor& t, ScalarType dt) { return t.dtype() == dt ? t : t
 
 // out = op(a, b) computed in `compute` dtype, written as `out_dtype`.
 Tensor binary(Op op, const Tensor& a, const Tensor& b, ScalarType compute, ScalarType out_dtype) {
-  const char* name = op_name(op).data();
   // Casts only when needed; the common same-dtype, same-shape call copies no
   // handles or shapes (per-op overhead matters for small tensors).
   Tensor a_cast, b_cast;
@@ -27,13 +26,13 @@ Tensor binary(Op op, const Tensor& a, const Tensor& b, ScalarType compute, Scala
   DimVector broadcast;
   IntArrayRef shape = a.sizes();
   const bool same_shape = a.sizes().equals(b.sizes());
-  if (!same_shape) shape = broadcast = broadcast_shapes(a.sizes(), b.sizes(), name);
+  if (!same_shape) shape = broadcast = broadcast_shapes(a.sizes(), b.sizes(), op_name(op).data());
   Tensor out = empty(shape, TensorOptions(out_dtype).device(a.device()));
   if (same_shape && a2->is_contiguous() && b2->is_contiguous()) {
     TensorIter iter(TensorIter::Flat{}, {&out, a2, b2}, 1);
     run_elementwise(op, iter, {}, a.device());
   } else {
-    TensorIter iter({&out, a2, b2}, 1, name);
+    TensorIter iter({&out, a2, b2}, 1, op_name(op).data());
     run_elementwise(op, iter, {}, a.device());
   }
   return out;
@@ -159,6 +158,7 @@ bool can_cast(ScalarType from, ScalarType to) {
 }
 
 ScalarType result_type(const Tensor& a, const Tensor& b) {
+  if (a.dtype() == b.dtype()) return a.dtype();  // the common case, whatever the dims
   bool za = a.dim() == 0, zb = b.dim() == 0;
   if (za == zb) return promote_types(a.dtype(), b.dtype());
   ScalarType dimmed = za ? b.dtype() : a.dtype();
