@@ -1,8 +1,9 @@
 // The small-object pool (see object_pool.h).
 //
 // Note [object pool]: size classes of 16 bytes up to 512. Each thread keeps a
-// singly linked free list per class; past its limit (kMaxLocalBytes, at least
-// kMinLocal blocks) it hands half to a shared list, and a thread that exits
+// singly linked free list per class (the fast paths are inline in the header,
+// Note [pool fast path]); past its limit (4 MiB of blocks, at least 8192) it
+// hands half to a shared list, and a thread that exits
 // donates all of its blocks there, so worker threads do not strand memory.
 // Slabs are never freed. The limit is in bytes so that freeing a long autograd
 // chain (10,000 nodes in W3) does not ping-pong blocks through the mutex.
@@ -16,26 +17,31 @@
 #include <vector>
 
 namespace ember {
+
+namespace detail {
+// Note [pool thread exit]: the lists are trivially destructible and constant
+// initialised, so the hot path reads them without a TLS guard or wrapper call
+// (a thread_local with a destructor costs both on every access). Returning a
+// thread's blocks at exit is the job of a separate thread_local that the slow
+// paths touch: a thread's first allocation refills, and its first free of a
+// class finds the list empty.
+thread_local constinit PoolLists tls_pool;
+}  // namespace detail
+
 namespace {
 
-constexpr size_t kGranule = 16;
-constexpr size_t kClasses = kPoolMaxBytes / kGranule;
-constexpr uint32_t kMinLocal = 8192;
-constexpr size_t kMaxLocalBytes = size_t{4} << 20;
-constexpr uint32_t local_limit(size_t cls) {
-  size_t by_bytes = kMaxLocalBytes / ((cls + 1) * kGranule);
-  return static_cast<uint32_t>(by_bytes > kMinLocal ? by_bytes : kMinLocal);
-}
+using detail::kPoolClasses;
+using detail::kPoolGranule;
+using detail::PoolFreeBlock;
+using detail::pool_local_limit;
+using detail::tls_pool;
+
 constexpr uint32_t kBatch = 256;
 constexpr size_t kSlabBytes = 64 * 1024;
 
-struct FreeBlock {
-  FreeBlock* next;
-};
-
 struct SharedLists {
   std::mutex mu;
-  std::array<std::vector<void*>, kClasses> blocks;
+  std::array<std::vector<void*>, kPoolClasses> blocks;
 };
 
 SharedLists& shared() {
@@ -43,56 +49,39 @@ SharedLists& shared() {
   return *s;
 }
 
-struct LocalLists {
-  std::array<FreeBlock*, kClasses> head{};
-  std::array<uint32_t, kClasses> count{};
+void push(size_t cls, void* p) {
+  auto* b = static_cast<PoolFreeBlock*>(p);
+  b->next = tls_pool.head[cls];
+  tls_pool.head[cls] = b;
+  ++tls_pool.count[cls];
+}
 
-  void push(size_t cls, void* p) {
-    auto* b = static_cast<FreeBlock*>(p);
-    b->next = head[cls];
-    head[cls] = b;
-    ++count[cls];
-  }
-  void* pop(size_t cls) {
-    FreeBlock* b = head[cls];
-    head[cls] = b->next;
-    --count[cls];
-    // The next block of this class may have been freed long ago (a torn-down
-    // graph): start loading it now, before the next allocation reads it.
-    if (head[cls]) __builtin_prefetch(head[cls]);
-    return b;
-  }
-  // Moves n blocks of a class to the shared lists. Out of line, like refill
-  // and register_exit_donor, so the fast paths save no registers.
-  [[gnu::noinline]] void donate(size_t cls, uint32_t n) {
-    SharedLists& s = shared();
-    std::lock_guard<std::mutex> lock(s.mu);
-    for (uint32_t i = 0; i < n && head[cls]; ++i) s.blocks[cls].push_back(pop(cls));
-  }
-  [[gnu::noinline]] void refill(size_t cls);
-};
+void* pop(size_t cls) {
+  PoolFreeBlock* b = tls_pool.head[cls];
+  tls_pool.head[cls] = b->next;
+  --tls_pool.count[cls];
+  return b;
+}
 
-// Note [pool thread exit]: the lists are trivially destructible and constant
-// initialised, so the hot path reads them without a TLS guard or wrapper call
-// (a thread_local with a destructor costs both on every access). Returning a
-// thread's blocks at exit is the job of a separate thread_local that refill()
-// touches: every thread refills before its first allocation.
-constinit thread_local LocalLists tls_lists;
-
-LocalLists& local() { return tls_lists; }
+// Moves n blocks of a class to the shared lists.
+void donate(size_t cls, uint32_t n) {
+  SharedLists& s = shared();
+  std::lock_guard<std::mutex> lock(s.mu);
+  for (uint32_t i = 0; i < n && tls_pool.head[cls]; ++i) s.blocks[cls].push_back(pop(cls));
+}
 
 struct ExitDonor {
   ~ExitDonor() {
-    for (size_t c = 0; c < kClasses; ++c) tls_lists.donate(c, tls_lists.count[c]);
+    for (size_t c = 0; c < kPoolClasses; ++c) donate(c, tls_pool.count[c]);
   }
 };
 
-[[gnu::noinline]] void register_exit_donor() {
+void register_exit_donor() {
   thread_local ExitDonor donor;
   (void)donor;
 }
 
-void LocalLists::refill(size_t cls) {
+void refill(size_t cls) {
   register_exit_donor();
   {
     SharedLists& s = shared();
@@ -103,8 +92,8 @@ void LocalLists::refill(size_t cls) {
       v.pop_back();
     }
   }
-  if (head[cls]) return;
-  size_t size = (cls + 1) * kGranule;
+  if (tls_pool.head[cls]) return;
+  size_t size = (cls + 1) * kPoolGranule;
   char* slab = static_cast<char*>(std::aligned_alloc(64, kSlabBytes));
   if (!slab) throw std::bad_alloc();
   for (size_t off = 0; off + size <= kSlabBytes; off += size) push(cls, slab + off);
@@ -112,25 +101,26 @@ void LocalLists::refill(size_t cls) {
 
 }  // namespace
 
-void* pool_alloc(size_t nbytes) {
+namespace detail {
+
+void* pool_alloc_slow(size_t nbytes) {
   if (nbytes == 0 || nbytes > kPoolMaxBytes) return ::operator new(nbytes);
-  size_t cls = (nbytes - 1) / kGranule;
-  LocalLists& l = local();
-  if (!l.head[cls]) l.refill(cls);
-  return l.pop(cls);
+  size_t cls = (nbytes - 1) / kPoolGranule;
+  if (!tls_pool.head[cls]) refill(cls);
+  return pop(cls);
 }
 
-void pool_free(void* p, size_t nbytes) noexcept {
+void pool_free_slow(void* p, size_t nbytes) noexcept {
   if (!p) return;
   if (nbytes == 0 || nbytes > kPoolMaxBytes) {
     ::operator delete(p);
     return;
   }
-  size_t cls = (nbytes - 1) / kGranule;
-  LocalLists& l = local();
-  l.push(cls, p);
-  if (l.count[cls] == 1) register_exit_donor();  // a thread that frees but never allocated
-  if (l.count[cls] > local_limit(cls)) l.donate(cls, local_limit(cls) / 2);
+  size_t cls = (nbytes - 1) / kPoolGranule;
+  push(cls, p);
+  if (tls_pool.count[cls] == 1) register_exit_donor();  // a thread that frees but never allocated
+  if (tls_pool.count[cls] > pool_local_limit(cls)) donate(cls, pool_local_limit(cls) / 2);
 }
 
+}  // namespace detail
 }  // namespace ember

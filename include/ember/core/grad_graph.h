@@ -80,7 +80,7 @@ class EdgeList {
   [[gnu::always_inline]] void emplace_back(const std::shared_ptr<Node>& fn, uint32_t input_nr) {
     if (!on_heap() && size_ < kInline) {
       Edge& e = inline_[size_++];
-      e.fn = fn;
+      e.fn = std::shared_ptr<Node>(fn);  // copy, then move into the empty slot: all inline
       e.input_nr = input_nr;
       return;
     }
