@@ -5,6 +5,7 @@
 #include "ember/ops/factory.h"
 #include "ember/ops/reduction.h"
 #include "ember/ops/view.h"
+#include "kernels/flat_binary.h"
 #include "kernels/kernel_types.h"
 #include "ops/autocast_util.h"
 #include "ops/grad_utils.h"
@@ -29,6 +30,14 @@ Tensor binary(Op op, const Tensor& a, const Tensor& b, ScalarType compute, Scala
   if (!same_shape) shape = broadcast = broadcast_shapes(a.sizes(), b.sizes(), op_name(op).data());
   Tensor out = empty(shape, TensorOptions(out_dtype).device(a.device()));
   if (same_shape && a2->is_contiguous() && b2->is_contiguous()) {
+    if (compute == kFloat32 && out_dtype == kFloat32 && out.numel() <= kFlatLoopMaxNumel &&
+        a.device().is_cpu() && b.device().is_cpu()) {
+      if (FlatBinaryF32* loop = flat_binary_f32(op)) {  // Note [flat float loops]
+        loop(reinterpret_cast<const float*>(a2->impl()->data()), reinterpret_cast<const float*>(b2->impl()->data()),
+             reinterpret_cast<float*>(out.impl()->data()), out.numel());
+        return out;
+      }
+    }
     TensorIter iter(TensorIter::Flat{}, {&out, a2, b2}, 1);
     run_elementwise(op, iter, {}, a.device());
   } else {

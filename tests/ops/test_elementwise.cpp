@@ -81,3 +81,33 @@ TEST(Elementwise, DtypeConversionAndBoolRules) {
   expect_values(isfinite(tensor<float>({1, INFINITY, NAN})), {3}, {1, 0, 0});
   expect_values(gelu(tensor<double>({1.0})), {1}, {0.8413447460685429});  // x * Phi(x)
 }
+
+// Note [flat float loops]: small same-shaped contiguous float32 operands skip
+// the iterator (scalar loop under 8 elements, the vector loop up to 4096),
+// bigger ones keep it. Every size around both boundaries must give the
+// correctly rounded float result (computed here in double and rounded once,
+// which equals float arithmetic for one + - * /), and non-contiguous or
+// mixed-dtype operands still take the general path.
+TEST(Elementwise, FlatFloatLoopsMatchDoubleArithmetic) {
+  for (int64_t n : {1, 2, 7, 8, 9, 31, 4095, 4096, 4097}) {
+    Tensor a = randn({n});
+    Tensor b = randn({n}).abs() + 0.5;
+    std::vector<float> va = a.to_vector<float>(), vb = b.to_vector<float>();
+    std::vector<float> s = (a + b).to_vector<float>(), d = (a - b).to_vector<float>(),
+                       m = (a * b).to_vector<float>(), q = (a / b).to_vector<float>();
+    for (int64_t i = 0; i < n; ++i) {
+      double x = va[i], y = vb[i];
+      ASSERT_EQ(s[i], static_cast<float>(x + y)) << "add n=" << n << " i=" << i;
+      ASSERT_EQ(d[i], static_cast<float>(x - y)) << "sub n=" << n << " i=" << i;
+      ASSERT_EQ(m[i], static_cast<float>(x * y)) << "mul n=" << n << " i=" << i;
+      ASSERT_EQ(q[i], static_cast<float>(x / y)) << "div n=" << n << " i=" << i;
+    }
+  }
+  Tensor t = arange(6).to(kFloat32).reshape({2, 3});
+  expect_values(t.t() + t.t(), {3, 2}, {0, 6, 2, 8, 4, 10});  // strided: the iterator
+  Tensor half = tensor<double>({0.5, 1.5});
+  Tensor r = tensor<float>({1, 2}) + half;  // float + double promotes
+  EXPECT_EQ(r.dtype(), kFloat64);
+  expect_values(r, {2}, {1.5, 3.5});
+  expect_values(tensor<float>({1.0f}) / tensor<float>({0.0f}), {1}, {INFINITY});
+}

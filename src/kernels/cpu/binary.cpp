@@ -1,10 +1,12 @@
 // Binary arithmetic kernels: add, sub, mul, div, floor_divide, remainder,
 // pow, maximum, minimum. Operands arrive already promoted to one dtype.
 #include <cmath>
+#include <functional>
 
 #include "kernels/cpu/loops.h"
 #include "kernels/cpu/vec_f32.h"
 #include "kernels/dispatch.h"
+#include "kernels/flat_binary.h"
 #include "kernels/kernel_types.h"
 
 namespace ember {
@@ -156,6 +158,29 @@ void maximum_kernel(const TensorIter& it, const ElementwiseParams&) { extreme_ke
 void minimum_kernel(const TensorIter& it, const ElementwiseParams&) { extreme_kernel<false>(it); }
 
 }  // namespace
+
+namespace {
+// Note [flat float loops]: the same arithmetic as arith() above for unit
+// strides, without the iterator.
+template <vec::Binary V, typename F>
+void flat_f32(const float* a, const float* b, float* out, int64_t n) {
+  if (n < 8) {
+    for (int64_t k = 0; k < n; ++k) out[k] = F{}(a[k], b[k]);
+    return;
+  }
+  vec::binary_f32(V, a, b, out, n, 0);
+}
+}  // namespace
+
+FlatBinaryF32* flat_binary_f32(Op op) {
+  switch (op) {
+    case Op::add: return flat_f32<vec::Binary::Add, std::plus<float>>;
+    case Op::sub: return flat_f32<vec::Binary::Sub, std::minus<float>>;
+    case Op::mul: return flat_f32<vec::Binary::Mul, std::multiplies<float>>;
+    case Op::div: return flat_f32<vec::Binary::Div, std::divides<float>>;
+    default: return nullptr;
+  }
+}
 
 EMBER_REGISTER_KERNEL(add, CPU, add_kernel);
 EMBER_REGISTER_KERNEL(sub, CPU, sub_kernel);
