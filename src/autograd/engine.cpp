@@ -207,22 +207,22 @@ namespace ember {
 variable_list AccumulateGrad::apply(variable_list&& grads) {
   Tensor g = std::move(grads[0]);
   if (!g.defined()) return {};
-  AutogradMeta& m = materialize_autograd_meta(variable);
-  for (const GradHook& hook : m.leaf_hooks_) {
+  AutogradLeafState& m = materialize_autograd_meta(variable).leaf();
+  for (const GradHook& hook : m.leaf_hooks) {
     Tensor r = hook(g);
     if (r.defined()) g = std::move(r);
   }
   if (g.dtype() != variable.dtype()) g = g.to(variable.dtype());
   bool owned = g.use_count() == 1 && g.storage().use_count() == 1 && g.is_contiguous();
-  if (!m.grad_.defined()) {
+  if (!m.grad.defined()) {
     // Keep the engine's tensor when nobody else can see it; copy otherwise so
     // grad() never aliases another gradient or a user's tensor.
-    m.grad_ = (owned || GradMode::is_enabled()) ? g : g.clone();
+    m.grad = (owned || GradMode::is_enabled()) ? g : g.clone();
   } else if (GradMode::is_enabled()) {
-    m.grad_ = m.grad_ + g;  // create_graph: keep the accumulation differentiable
+    m.grad = m.grad + g;  // create_graph: keep the accumulation differentiable
   } else {
     NoGradGuard no_grad;
-    m.grad_.add_(g);
+    m.grad.add_(g);
   }
   return {};
 }

@@ -18,7 +18,11 @@ Tensor& Tensor::requires_grad_(bool requires_grad) {
               "requires_grad_: only Tensors of floating point dtype can require gradients, got {}",
               to_string(dtype()));
   if (!m && !requires_grad) return *this;
-  materialize_autograd_meta(*this).requires_grad_ = requires_grad;
+  AutogradMeta& meta = materialize_autograd_meta(*this);
+  meta.requires_grad_ = requires_grad;
+  // Built now, on the user's thread, rather than by the first op that takes
+  // this leaf as input (ops on several threads may share a leaf).
+  if (requires_grad) meta.leaf();
   return *this;
 }
 
@@ -29,18 +33,18 @@ bool Tensor::is_leaf() const {
 
 Tensor Tensor::grad() const {
   AutogradMeta* m = autograd_meta(*this);
-  if (!m) return Tensor();
-  if (m->retained_) return m->retained_->grad;
-  return m->grad_;
+  if (!m || !m->leaf_) return Tensor();
+  if (m->leaf_->retained) return m->leaf_->retained->grad;
+  return m->leaf_->grad;
 }
 
 void Tensor::set_grad(const Tensor& g) const {
   if (g.defined())
     EMBER_CHECK(g.sizes().equals(sizes()), "set_grad: assigned grad has shape [{}] but the tensor has [{}]",
                 fmt::join(g.sizes(), ", "), fmt::join(sizes(), ", "));
-  AutogradMeta& m = materialize_autograd_meta(*this);
-  if (m.retained_) m.retained_->grad = g;
-  else m.grad_ = g;
+  AutogradLeafState& leaf = materialize_autograd_meta(*this).leaf();
+  if (leaf.retained) leaf.retained->grad = g;
+  else leaf.grad = g;
 }
 
 std::shared_ptr<Node> Tensor::grad_fn() const {
@@ -76,9 +80,9 @@ Tensor& Tensor::detach_() {
 void Tensor::retain_grad() const {
   AutogradMeta* m = autograd_meta(*this);
   EMBER_CHECK(m && m->requires_grad(), "retain_grad: can't retain_grad on Tensor that has requires_grad=False");
-  if (!m->grad_fn_ || m->retained_) return;  // leaves keep their grad anyway
-  m->retained_ = std::make_shared<RetainedGrad>();
-  std::weak_ptr<RetainedGrad> slot = m->retained_;
+  if (!m->grad_fn_ || (m->leaf_ && m->leaf_->retained)) return;  // leaves keep their grad anyway
+  m->leaf().retained = std::make_shared<RetainedGrad>();
+  std::weak_ptr<RetainedGrad> slot = m->leaf_->retained;
   m->grad_fn_->add_pre_hook(m->output_nr_, [slot](const Tensor& g) {
     if (auto s = slot.lock()) s->grad = s->grad.defined() ? s->grad + g : g.detach().clone();
     return Tensor();
@@ -87,7 +91,7 @@ void Tensor::retain_grad() const {
 
 bool Tensor::retains_grad() const {
   AutogradMeta* m = autograd_meta(*this);
-  return m && m->retained_ != nullptr;
+  return m && m->leaf_ && m->leaf_->retained != nullptr;
 }
 
 void Tensor::register_hook(std::function<Tensor(const Tensor&)> hook) const {
@@ -95,7 +99,7 @@ void Tensor::register_hook(std::function<Tensor(const Tensor&)> hook) const {
   EMBER_CHECK(m && m->requires_grad(),
               "register_hook: cannot register a hook on a tensor that doesn't require gradient");
   if (m->grad_fn_) m->grad_fn_->add_pre_hook(m->output_nr_, std::move(hook));
-  else m->leaf_hooks_.push_back(std::move(hook));
+  else m->leaf().leaf_hooks.push_back(std::move(hook));
 }
 
 }  // namespace ember

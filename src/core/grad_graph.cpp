@@ -123,10 +123,11 @@ Edge gradient_edge(const Tensor& t) {
   if (!m) return {};
   if (m->grad_fn_) return {m->grad_fn_, m->output_nr_};
   if (!m->requires_grad_) return {};
-  std::shared_ptr<Node> acc = m->grad_accumulator_.lock();
+  AutogradLeafState& leaf = m->leaf();
+  std::shared_ptr<Node> acc = leaf.grad_accumulator.lock();
   if (!acc) {
     acc = make_node<AccumulateGrad>(t);
-    m->grad_accumulator_ = acc;
+    leaf.grad_accumulator = acc;
   }
   return {std::move(acc), 0};
 }

@@ -218,6 +218,18 @@ class LambdaNode final : public Node {
   F fn_;
 };
 
+// A LambdaNode for ops that save no tensors (add, sub, views, ...): no saved
+// list in the node, which is fresh memory on every recorded op.
+template <typename F>
+class LambdaNodeNoSaved final : public Node {
+ public:
+  LambdaNodeNoSaved(const char* name, F&& fn) : Node(name), fn_(std::move(fn)) {}
+  variable_list apply(variable_list&& grads) override { return fn_(grads); }
+
+ private:
+  F fn_;
+};
+
 // The sink for a leaf's gradient: accumulates into leaf.grad() (apply is
 // defined by autograd/).
 class AccumulateGrad final : public Node {
@@ -234,22 +246,33 @@ struct RetainedGrad {
   Tensor grad;
 };
 
-// Per-tensor autograd state; null until a tensor touches autograd.
-// Lives inside its TensorImpl (Note [inline autograd meta]).
+// Per-tensor autograd state that only leaves (and retain_grad() tensors)
+// use: an op's output never builds it, so recording an op writes and frees
+// only the small AutogradMeta below.
+struct AutogradLeafState {
+  Tensor grad;
+  std::weak_ptr<Node> grad_accumulator;
+  std::vector<GradHook> leaf_hooks;
+  std::shared_ptr<RetainedGrad> retained;
+};
+
+// Per-tensor autograd state; null until a tensor touches autograd. Lives
+// inside its TensorImpl (Note [inline autograd meta]).
 struct AutogradMeta final : AutogradMetaInterface {
   bool requires_grad_ = false;
-  Tensor grad_;
-  std::shared_ptr<Node> grad_fn_;
-  std::weak_ptr<Node> grad_accumulator_;
-  uint32_t output_nr_ = 0;
-  std::vector<GradHook> leaf_hooks_;
-  std::shared_ptr<RetainedGrad> retained_;
   // Note [views and autograd]: a differentiable view remembers the storage
   // version at creation; using it in a recorded op after an in-place change
   // to it or its base raises, because its gradient history is stale.
   bool is_view_ = false;
+  uint32_t output_nr_ = 0;
   uint32_t view_version_ = 0;
+  std::shared_ptr<Node> grad_fn_;
+  std::unique_ptr<AutogradLeafState> leaf_;  // null for op outputs
 
+  AutogradLeafState& leaf() {
+    if (!leaf_) leaf_ = std::make_unique<AutogradLeafState>();
+    return *leaf_;
+  }
   bool requires_grad() const override { return requires_grad_ || grad_fn_ != nullptr; }
   void set_requires_grad(bool v) override { requires_grad_ = v; }
 };
@@ -294,9 +317,11 @@ void append_gradient_edge(const Tensor& t, EdgeList& edges);
         edges.emplace_back(m->grad_fn_, m->output_nr_);
         continue;
       }
-      if (auto acc = m->grad_accumulator_.lock()) {  // a leaf seen before
-        edges.push_back(Edge{std::move(acc), 0});
-        continue;
+      if (m->leaf_) {
+        if (auto acc = m->leaf_->grad_accumulator.lock()) {  // a leaf seen before
+          edges.push_back(Edge{std::move(acc), 0});
+          continue;
+        }
       }
     }
     append_gradient_edge(*t, edges);
@@ -330,7 +355,7 @@ void record(const char* name, ArrayRef<const Tensor*> inputs, std::vector<SavedT
 template <typename F>
 void record(const char* name, ArrayRef<const Tensor*> inputs, const Tensor& out, F&& fn, bool is_view = false) {
   using Fn = std::remove_cvref_t<F>;
-  auto node = make_node<LambdaNode<Fn>>(name, Fn(std::forward<F>(fn)));
+  auto node = make_node<LambdaNodeNoSaved<Fn>>(name, Fn(std::forward<F>(fn)));
   collect_next_edges(inputs, node->next_edges);
   set_history(out, std::move(node), 0, is_view);
 }

@@ -56,7 +56,7 @@ class TensorImpl : public RefCounted {
   // output gets one, and a separate pool block cost an allocation, a free
   // and a pointer chase per op (W3). Null for tensors that never touched
   // autograd; the bytes stay untouched for them.
-  static constexpr size_t kAutogradMetaBytes = 112;
+  static constexpr size_t kAutogradMetaBytes = 48;
   AutogradMetaInterface* autograd_meta() const { return autograd_meta_; }
   template <typename Meta>
   Meta& emplace_autograd_meta() {
