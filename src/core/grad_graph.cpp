@@ -1,7 +1,6 @@
 // Graph bookkeeping: saved tensors, node numbering, edges and history.
 #include "ember/core/grad_graph.h"
 
-
 namespace ember {
 
 namespace detail {
@@ -91,7 +90,6 @@ Tensor SavedTensor::unpack() const {
   return t;
 }
 
-
 Node::~Node() {
   thread_local std::vector<Edge> pending;
   thread_local bool draining = false;
@@ -116,7 +114,6 @@ void Node::add_pre_hook(uint32_t output_nr, GradHook hook) {
 }
 
 AccumulateGrad::AccumulateGrad(Tensor v) : Node("AccumulateGrad"), variable(std::move(v)) {}
-
 
 Edge gradient_edge(const Tensor& t) {
   AutogradMeta* m = autograd_meta(t);
@@ -146,7 +143,6 @@ void append_gradient_edge(const Tensor& t, EdgeList& edges) {
                 m->view_version_, t.version());
   edges.push_back(gradient_edge(t));
 }
-
 
 void check_inplace(const Tensor& self, const char* op) {
   AutogradMeta* m = autograd_meta(self);

@@ -240,7 +240,7 @@ std::vector<Tensor> unbind(const Tensor& t, int64_t dim) {
     for (size_t i = 0; i < g.size(); ++i) parts[i] = g[i].defined() ? g[i] : zeros(piece, dt);
     return {stack(parts, dim)};
   };
-  auto node = make_node<LambdaNode<decltype(fn)>>("UnbindBackward0", std::move(fn));
+  auto node = make_node<LambdaNodeNoSaved<decltype(fn)>>("UnbindBackward0", std::move(fn));
   node->num_outputs = static_cast<uint32_t>(n);
   collect_next_edges({&t}, node->next_edges);
   for (int64_t i = 0; i < n; ++i) set_history(out[i], node, static_cast<uint32_t>(i), /*is_view=*/true);

@@ -203,7 +203,6 @@ class LambdaNode final : public Node {
  public:
   LambdaNode(const char* name, std::vector<SavedTensor> saved, F&& fn)
       : Node(name), saved_(std::move(saved)), fn_(std::move(fn)) {}
-  LambdaNode(const char* name, F&& fn) : Node(name), fn_(std::move(fn)) {}
   variable_list apply(variable_list&& grads) override { return fn_(grads); }
   void release_variables() override {
     for (SavedTensor& s : saved_) s.release();
@@ -294,7 +293,7 @@ inline bool any_requires_grad(ArrayRef<const Tensor*> inputs) {
   for (const Tensor* t : inputs) {
     if (!t->defined()) continue;
     // AutogradMeta is final: the call below is inlined, not virtual.
-    auto* m = static_cast<const AutogradMeta*>(t->impl()->autograd_meta());
+    const AutogradMeta* m = autograd_meta(*t);
     if (m && m->requires_grad()) return true;
   }
   return false;
@@ -311,7 +310,7 @@ void append_gradient_edge(const Tensor& t, EdgeList& edges);
 [[gnu::always_inline]] inline void collect_next_edges(ArrayRef<const Tensor*> inputs, EdgeList& edges) {
   if (inputs.size() > EdgeList::kInline) edges.reserve(inputs.size());
   for (const Tensor* t : inputs) {
-    auto* m = t->defined() ? static_cast<const AutogradMeta*>(t->impl()->autograd_meta()) : nullptr;
+    const AutogradMeta* m = t->defined() ? autograd_meta(*t) : nullptr;
     if (m && !m->is_view_) {
       if (m->grad_fn_) {
         edges.emplace_back(m->grad_fn_, m->output_nr_);
