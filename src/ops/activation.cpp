@@ -71,6 +71,13 @@ Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<int6
                    to_string(indices.dtype()));
   EMBER_CHECK(weight.dim() == 2, "embedding: expected weight [num_embeddings, embedding_dim], got shape {}",
               shape_str(weight.sizes()));
+  if (padding_idx) {
+    // PyTorch's F.embedding wraps a negative padding_idx, as nn::Embedding does.
+    const int64_t n = weight.size(0);
+    EMBER_CHECK(*padding_idx < n && *padding_idx >= -n,
+                "embedding: padding_idx must be within num_embeddings [-{}, {}), got {}", n, n, *padding_idx);
+    if (*padding_idx < 0) padding_idx = *padding_idx + n;
+  }
   Tensor flat = indices.reshape({-1});
   if (flat.dtype() != kInt64) flat = flat.to(kInt64);
   std::vector<int64_t> out_shape = indices.sizes().vec();

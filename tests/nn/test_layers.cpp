@@ -66,6 +66,22 @@ TEST(NnLayers, EmbeddingPaddingRowGetsNoGradient) {
   expect_error([&] { emb.forward(tensor<double>({1.0})); }, {"embedding", "int64"});
 }
 
+// F.embedding wraps a negative padding_idx like nn.Embedding does (PyTorch 1.13:
+// F.embedding(torch.tensor([9, 0, 9, 3]), w, padding_idx=-1).sum().backward() leaves
+// w.grad[9] == 0 and w.grad[0] == w.grad[3] == 1); before the wrap the padding row
+// received a gradient of 2 per element.
+TEST(NnLayers, FunctionalEmbeddingWrapsNegativePaddingIdx) {
+  Tensor w = ones({10, 3}).requires_grad_();
+  embedding(tensor<int64_t>({9, 0, 9, 3}), w, -1).sum().backward();
+  Tensor g = w.grad();
+  EXPECT_EQ(g.select(0, 9).abs().sum().item<double>(), 0.0);
+  EXPECT_EQ(g.select(0, 0).sum().item<double>(), 3.0);
+  EXPECT_EQ(g.select(0, 3).sum().item<double>(), 3.0);
+  EXPECT_EQ(g.sum().item<double>(), 6.0);
+  expect_error([&] { embedding(tensor<int64_t>({0}), w, -11); }, {"embedding", "padding_idx", "-11"});
+  expect_error([&] { embedding(tensor<int64_t>({0}), w, 10); }, {"embedding", "padding_idx", "10"});
+}
+
 TEST(NnLayers, BatchNormTrainAndEvalMatchPyTorch) {
   for (const char* name : {"bn1d", "bn1d_3d", "bn2d"}) {
     SCOPED_TRACE(name);
