@@ -12,6 +12,7 @@
 #include "ember/ops/reduction.h"
 #include "ember/ops/view.h"
 #include "kernels/nn.h"
+#include "ember/core/trace_hook.h"
 
 namespace ember {
 
@@ -84,6 +85,8 @@ Tensor fused_training(const Tensor& input, const Tensor& running_mean, const Ten
   std::vector<double> mean(static_cast<size_t>(c)), var(static_cast<size_t>(c)), invstd(static_cast<size_t>(c));
   {
     NoGradGuard no_grad;
+    if (TraceHook* th = trace_hook()) [[unlikely]]
+      th->unsupported("batch_norm_stats", "batch_norm in training mode cannot be traced; trace the module in eval mode");
     get_kernel<BatchNormStatsKernel>(Op::batch_norm_stats, x.device())(p, x.data_ptr(), mean.data(), var.data());
   }
   for (int64_t i = 0; i < c; ++i) invstd[static_cast<size_t>(i)] = 1.0 / std::sqrt(var[static_cast<size_t>(i)] + eps);
@@ -140,7 +143,12 @@ Tensor fused_eval(const Tensor& input, const Tensor& running_mean, const Tensor&
   BatchNormParams p{x.size(0), c, x.numel() / std::max<int64_t>(1, x.size(0) * c), x.dtype()};
   std::vector<double> rm = to_doubles(running_mean), invstd = to_doubles(running_var);
   for (double& v : invstd) v = 1.0 / std::sqrt(v + eps);
-  return apply_normalization(x, p, rm, invstd, to_doubles(weight), to_doubles(bias));
+  Tensor out = apply_normalization(x, p, rm, invstd, to_doubles(weight), to_doubles(bias));
+  // The per-channel scale and shift are read from the statistics on the host:
+  // the node keeps the tensors, so a replay reads them again.
+  if (TraceHook* th = trace_hook()) [[unlikely]]
+    th->record(Op::batch_norm_apply, {&x, &running_mean, &running_var, &weight, &bias}, {&out}, {{"eps", eps}});
+  return out;
 }
 
 }  // namespace

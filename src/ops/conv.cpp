@@ -12,6 +12,7 @@
 #include "ember/ops/reduction.h"
 #include "kernels/nn.h"
 #include "ops/autocast_util.h"
+#include "ember/core/trace_hook.h"
 
 namespace ember {
 namespace {
@@ -44,6 +45,10 @@ Tensor conv_raw(const Tensor& x, const Tensor& w, const Tensor& b, ConvParams p)
   Tensor out = empty({p.n, p.c_out, p.oh, p.ow}, like(x));
   get_kernel<Conv2dKernel>(Op::conv2d, x.device())(p, xc.data_ptr(), wc.data_ptr(),
                                                    bc.defined() ? bc.data_ptr() : nullptr, out.data_ptr());
+  if (TraceHook* th = trace_hook()) [[unlikely]]
+    th->record(Op::conv2d, {&xc, &wc, &bc}, {&out},
+               {{"stride", std::vector<int64_t>{p.sh, p.sw}}, {"dilation", std::vector<int64_t>{p.dh, p.dw}},
+                {"padding", std::vector<int64_t>{p.pt, p.pb, p.pl, p.pr}}, {"groups", p.groups}});
   return out;
 }
 
@@ -54,6 +59,11 @@ Tensor input_grad_raw(const Tensor& g, const Tensor& w, ConvParams p) {
   Tensor out = empty({p.n, p.c_in, p.ih, p.iw}, like(g));
   get_kernel<Conv2dBackwardInputKernel>(Op::conv2d_backward_input, g.device())(p, gc.data_ptr(), wc.data_ptr(),
                                                                                out.data_ptr());
+  // conv_transpose2d's forward runs this kernel.
+  if (TraceHook* th = trace_hook()) [[unlikely]]
+    th->record(Op::conv2d_backward_input, {&gc, &wc}, {&out},
+               {{"stride", std::vector<int64_t>{p.sh, p.sw}}, {"dilation", std::vector<int64_t>{p.dh, p.dw}},
+                {"padding", std::vector<int64_t>{p.pt, p.pb, p.pl, p.pr}}, {"groups", p.groups}});
   return out;
 }
 
@@ -64,6 +74,8 @@ std::pair<Tensor, Tensor> weight_grad_raw(const Tensor& x, const Tensor& g, Conv
   Tensor xc = x.contiguous(), gc = g.contiguous();
   Tensor gw = empty({p.c_out, p.c_in / p.groups, p.kh, p.kw}, like(x));
   Tensor gb = bias ? empty({p.c_out}, like(x)) : Tensor();
+  if (TraceHook* th = trace_hook()) [[unlikely]]
+    th->unsupported("conv2d_backward_weight", "a convolution's weight gradient cannot be traced");
   get_kernel<Conv2dBackwardWeightKernel>(Op::conv2d_backward_weight, x.device())(
       p, xc.data_ptr(), gc.data_ptr(), gw.data_ptr(), bias ? gb.data_ptr() : nullptr);
   return {gw, gb};

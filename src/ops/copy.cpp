@@ -4,6 +4,7 @@
 #include "ops/grad_utils.h"
 #include "ember/ops/view.h"
 #include "kernels/kernel_types.h"
+#include "ops/trace_util.h"
 
 namespace ember {
 
@@ -39,6 +40,7 @@ Tensor& copy_(Tensor& dst, const Tensor& src) {
   // Broadcast src to dst's shape (dst itself never broadcasts).
   TensorIter iter({&dst, &src}, 1, "copy_");
   run_elementwise(Op::copy, iter, {}, dst.device());
+  if (trace_hook()) [[unlikely]] trace_elementwise(Op::copy, dst, &src);
   dst.bump_version();
   return dst;
 }
@@ -70,6 +72,7 @@ Tensor& Tensor::fill_(const Scalar& v) {
   }
   TensorIter iter({this}, 1, "fill_");
   run_elementwise(Op::fill, iter, {v, std::nullopt}, device());
+  if (trace_hook()) [[unlikely]] trace_fill(*this, v);
   bump_version();
   return *this;
 }

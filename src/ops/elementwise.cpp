@@ -9,6 +9,7 @@
 #include "kernels/kernel_types.h"
 #include "ops/autocast_util.h"
 #include "ops/grad_utils.h"
+#include "ops/trace_util.h"
 
 namespace ember {
 namespace {
@@ -35,6 +36,7 @@ Tensor binary(Op op, const Tensor& a, const Tensor& b, ScalarType compute, Scala
       if (FlatBinaryF32* loop = flat_binary_f32(op)) {  // Note [flat float loops]
         loop(reinterpret_cast<const float*>(a2->impl()->data()), reinterpret_cast<const float*>(b2->impl()->data()),
              reinterpret_cast<float*>(out.impl()->data()), out.numel());
+        if (trace_hook()) [[unlikely]] trace_elementwise(op, out, a2, b2);
         return out;
       }
     }
@@ -44,6 +46,7 @@ Tensor binary(Op op, const Tensor& a, const Tensor& b, ScalarType compute, Scala
     TensorIter iter({&out, a2, b2}, 1, op_name(op).data());
     run_elementwise(op, iter, {}, a.device());
   }
+  if (trace_hook()) [[unlikely]] trace_elementwise(op, out, a2, b2);
   return out;
 }
 
@@ -97,6 +100,7 @@ Tensor& binary_inplace(Op op, Tensor& a, const Tensor& b, ScalarType compute) {
   if (compute == a.dtype()) {
     TensorIter iter({&a, &a, &b2}, 1, name);
     run_elementwise(op, iter, {}, a.device());
+    if (trace_hook()) [[unlikely]] trace_elementwise(op, a, &a, &b2);
   } else {
     Tensor r = binary(op, a, b, compute, compute);
     copy_(a, r);
@@ -114,6 +118,7 @@ Tensor unary(Op op, const Tensor& a, ScalarType dt) {
   Tensor out = empty(a.sizes(), TensorOptions(dt).device(a.device()));
   TensorIter iter({&out, &a2}, 1, op_name(op).data());
   run_elementwise(op, iter, {}, a.device());
+  if (trace_hook()) [[unlikely]] trace_elementwise(op, out, &a2);
   return out;
 }
 Tensor unary_float(Op op, const Tensor& a) { return unary(op, a, float_result(a.dtype())); }
@@ -129,6 +134,7 @@ Tensor& unary_inplace(Op op, Tensor& a) {
               to_string(kDefaultFloat), to_string(a.dtype()));
   TensorIter iter({&a, &a}, 1, op_name(op).data());
   run_elementwise(op, iter, {}, a.device());
+  if (trace_hook()) [[unlikely]] trace_elementwise(op, a, &a);
   a.bump_version();
   return a;
 }
@@ -415,6 +421,7 @@ Tensor isnan(const Tensor& a) {
   Tensor out = empty(a.sizes(), TensorOptions(kBool).device(a.device()));
   TensorIter iter({&out, &a}, 1, "isnan");
   run_elementwise(Op::isnan, iter, {}, a.device());
+  if (trace_hook()) [[unlikely]] trace_elementwise(Op::isnan, out, &a);
   return out;
 }
 Tensor isfinite(const Tensor& a) {
@@ -446,6 +453,7 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   Tensor out = empty(shape, TensorOptions(dt).device(a.device()));
   TensorIter iter({&out, &cond, &a2, &b2}, 1, "where");
   run_elementwise(Op::where, iter, {}, a.device());
+  if (trace_hook()) [[unlikely]] trace_elementwise(Op::where, out, &cond, &a2, &b2);
   if (any_requires_grad({&a, &b})) {
     SavedTensor sc = save(cond);
     record("WhereBackward0", {&a, &b}, {sc}, out,
@@ -475,6 +483,12 @@ Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> m
   Tensor out = empty(a.sizes(), TensorOptions(dt).device(a.device()));
   TensorIter iter({&out, &a2}, 1, "clamp");
   run_elementwise(Op::clamp, iter, {min, max}, a.device());
+  if (TraceHook* th = trace_hook()) [[unlikely]] {
+    TraceAttrs attrs;
+    if (min) attrs.push_back({"a", *min});
+    if (max) attrs.push_back({"b", *max});
+    th->record(Op::clamp, {&a2}, {&out}, std::move(attrs));
+  }
   if (any_requires_grad({&a})) {
     SavedTensor sa = save(a);
     record("ClampBackward1", {&a}, {sa}, out, [sa, min, max](const variable_list& g) -> variable_list {
@@ -604,6 +618,8 @@ Tensor threshold_backward(const Tensor& grad, const Tensor& self, double thresho
   Tensor out = empty(shape, TensorOptions(self.dtype()).device(self.device()));
   TensorIter iter({&out, &g, &self}, 1, "threshold_backward");
   run_elementwise(Op::threshold_backward, iter, {Scalar(threshold), std::nullopt}, self.device());
+  if (TraceHook* th = trace_hook()) [[unlikely]]
+    th->record(Op::threshold_backward, {&g, &self}, {&out}, {{"a", Scalar(threshold)}});
   if (any_requires_grad({&grad})) {
     SavedTensor ss = save(self);
     record("ThresholdBackwardBackward0", {&grad}, {ss}, out,

@@ -10,6 +10,7 @@
 #include "ember/ops/view.h"
 #include "kernels/indexing.h"
 #include "kernels/kernel_types.h"
+#include "ops/trace_util.h"
 
 namespace ember {
 namespace {
@@ -81,6 +82,8 @@ Tensor& scatter_into(Op op, Tensor& self, int64_t dim, const Tensor& index, cons
   if (index.numel() == 0) return self;
   Tensor self1 = at_least_1d(self), index1 = at_least_1d(index), src1 = at_least_1d(src);
   check_index_range(index1, self1.sizes()[dim], dim, name);
+  if (TraceHook* th = trace_hook()) [[unlikely]]
+    th->unsupported(op_name(op), "scatter is not supported by the tracer yet; build the result out of place");
   get_kernel<ScatterKernel>(op, self.device())(self1, dim, index1, src1);
   self.bump_version();
   return self;
@@ -123,6 +126,11 @@ Tensor cat(TensorList tensors, int64_t dim) {
   }
   Tensor out = empty(shape, TensorOptions(dt).device(ref->device()));
   if (out.numel() > 0) get_kernel<CatKernel>(Op::cat, out.device())(out, parts, dim);
+  if (TraceHook* th = trace_hook()) [[unlikely]] {
+    std::vector<const Tensor*> ins;
+    for (const Tensor& p : parts) ins.push_back(&p);
+    th->record(Op::cat, ins, {&out}, {{"dim", dim}});
+  }
   std::vector<const Tensor*> inputs;
   for (const Tensor& t : tensors) inputs.push_back(&t);
   if (any_requires_grad(inputs)) {
@@ -266,8 +274,9 @@ Tensor index_select(const Tensor& t, int64_t dim, const Tensor& index) {
     shape[dim] = idx.numel();
   }
   Tensor out = empty(shape, TensorOptions(t.dtype()).device(t.device()));
-  if (out.numel() > 0)
-    get_kernel<IndexSelectKernel>(Op::index_select, t.device())(out, t.contiguous(), dim, idx);
+  Tensor tc = t.contiguous();
+  if (out.numel() > 0) get_kernel<IndexSelectKernel>(Op::index_select, t.device())(out, tc, dim, idx);
+  if (TraceHook* th = trace_hook()) [[unlikely]] th->record(Op::index_select, {&tc, &idx}, {&out}, {{"dim", dim}});
   if (any_requires_grad({&t})) {
     record("IndexSelectBackward0", {&t}, {save(idx)}, out,
            [in = DimVector(t.sizes()), dim, idx](const variable_list& g) -> variable_list {
@@ -290,6 +299,7 @@ Tensor gather(const Tensor& t, int64_t dim, const Tensor& index) {
   if (index.numel() == 0) return out;
   Tensor t1 = at_least_1d(t), index1 = at_least_1d(index);
   check_index_range(index1, t1.sizes()[dim], dim, "gather");
+  if (TraceHook* th = trace_hook()) [[unlikely]] th->unsupported("gather", "gather is not supported by the tracer yet");
   get_kernel<GatherKernel>(Op::gather, t.device())(at_least_1d(out), t1, dim, index1);
   if (any_requires_grad({&t})) {
     record("GatherBackward0", {&t}, out, [in = DimVector(t.sizes()), dim, index](const variable_list& g) -> variable_list {
@@ -342,6 +352,8 @@ Tensor masked_select(const Tensor& t, const Tensor& mask) {
   DimVector shape = broadcast_shapes(t.sizes(), mask.sizes(), "masked_select");
   Tensor self_b = t.detach().expand(shape).contiguous();
   Tensor mask_b = mask.to(kBool).expand(shape).contiguous();
+  if (TraceHook* th = trace_hook()) [[unlikely]]
+    th->unsupported("masked_select", "its output size depends on the mask's values; use where(mask, x, 0) instead");
   Tensor out = get_kernel<MaskedSelectKernel>(Op::masked_select, t.device())(self_b, mask_b);
   if (any_requires_grad({&t})) {
     // Flat positions of the selected elements, to scatter g back.
@@ -356,6 +368,8 @@ Tensor masked_select(const Tensor& t, const Tensor& mask) {
 }
 
 Tensor nonzero(const Tensor& t) {
+  if (TraceHook* th = trace_hook()) [[unlikely]]
+    th->unsupported("nonzero", "its output size depends on the tensor's values; use a mask with where() instead");
   return get_kernel<NonzeroKernel>(Op::nonzero, t.device())(t.contiguous());
 }
 
@@ -397,6 +411,7 @@ Tensor& Tensor::index_fill_(int64_t d, const Tensor& index, const Scalar& v) {
     Tensor slice = dim() == 0 ? *this : select(d, i);
     TensorIter iter({&slice}, 1, "index_fill_");
     run_elementwise(Op::fill, iter, {v, std::nullopt}, device());
+    if (trace_hook()) [[unlikely]] trace_fill(slice, v);
   }
   bump_version();
   return *this;

@@ -14,6 +14,8 @@
 #include "ember/ops/reduction.h"
 #include "ops/grad_utils.h"
 #include "ops/autocast_util.h"
+#include "ops/gemm.h"
+#include "ember/core/trace_hook.h"
 
 namespace ember {
 namespace {
@@ -101,6 +103,8 @@ Operand make_operand(const Tensor& t) {
   return {c, {c.data_ptr(), batch == 1 ? 0 : rows * cols, cols, 1}};
 }
 
+}  // namespace
+
 // out (contiguous [M, N] or [B, M, N]) = alpha * (a @ b + bias) + beta * out,
 // where a is [M, K] or [B or 1, M, K], b [K, N] or [B or 1, K, N] and bias a
 // 1-D [N] tensor or null. (Taking 2-D operands as they are, rather than
@@ -132,7 +136,13 @@ void gemm(const Tensor& a, const Tensor& b, const Tensor& out, const Tensor* bia
     g.batch = 1;
   }
   run_matmul(g, out.device());
+  // beta != 0 reads out's old values: then out is an input too (written in place).
+  if (TraceHook* th = trace_hook()) [[unlikely]]
+    th->record(Op::matmul, {&a, &b, bias, beta.to_double() != 0 ? &out : nullptr}, {&out},
+               {{"alpha", alpha}, {"beta", beta}});
 }
+
+namespace {
 
 Tensor empty_out(IntArrayRef sizes, const Tensor& like) {
   return empty(sizes, TensorOptions(like.dtype()).device(like.device()));

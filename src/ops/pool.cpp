@@ -10,6 +10,7 @@
 #include "ember/ops/indexing.h"
 #include "ember/ops/nn_functional.h"
 #include "kernels/nn.h"
+#include "ember/core/trace_hook.h"
 
 namespace ember {
 namespace {
@@ -117,6 +118,11 @@ std::pair<Tensor, Tensor> max_pool_with_indices(const Tensor& x, const PoolParam
   Tensor indices = empty({p.n, p.c, p.oh, p.ow}, TensorOptions(kInt64).device(x.device()));
   get_kernel<MaxPool2dKernel>(Op::max_pool2d_with_indices, x.device())(p, xc.data_ptr(), out.data_ptr(),
                                                                         indices.data_ptr<int64_t>());
+  if (TraceHook* th = trace_hook()) [[unlikely]]
+    th->record(Op::max_pool2d_with_indices, {&xc}, {&out, &indices},
+               {{"kernel_size", std::vector<int64_t>{p.kh, p.kw}}, {"stride", std::vector<int64_t>{p.sh, p.sw}},
+                {"dilation", std::vector<int64_t>{p.dh, p.dw}}, {"padding", std::vector<int64_t>{p.pt, p.pl}},
+                {"count_include_pad", p.count_include_pad}});
   if (any_requires_grad({&x})) {
     SavedTensor si = save(indices);
     record("MaxPool2DWithIndicesBackward0", {&x}, {si}, out, [si, p](const variable_list& g) -> variable_list {
@@ -138,6 +144,11 @@ Tensor avg_pool_op(const Tensor& x, const PoolParams& p) {
   }
   Tensor out = empty({p.n, p.c, p.oh, p.ow}, like(x));
   get_kernel<AvgPool2dKernel>(Op::avg_pool2d, x.device())(p, xc.data_ptr(), out.data_ptr());
+  if (TraceHook* th = trace_hook()) [[unlikely]]
+    th->record(Op::avg_pool2d, {&xc}, {&out},
+               {{"kernel_size", std::vector<int64_t>{p.kh, p.kw}}, {"stride", std::vector<int64_t>{p.sh, p.sw}},
+                {"dilation", std::vector<int64_t>{p.dh, p.dw}}, {"padding", std::vector<int64_t>{p.pt, p.pl}},
+                {"count_include_pad", p.count_include_pad}});
   if (any_requires_grad({&x}))
     record("AvgPool2DBackward0", {&x}, out,
            [p](const variable_list& g) -> variable_list { return {avg_pool_backward_op(g[0], p)}; });
@@ -169,6 +180,7 @@ Tensor adaptive_op(const Tensor& x, const PoolParams& p) {
   Tensor out = empty({p.n, p.c, p.oh, p.ow}, like(x));
   if (out.numel() > 0)
     get_kernel<AdaptiveAvgPool2dKernel>(Op::adaptive_avg_pool2d, x.device())(p, xc.data_ptr(), out.data_ptr());
+  if (TraceHook* th = trace_hook()) [[unlikely]] th->record(Op::adaptive_avg_pool2d, {&xc}, {&out}, {});
   if (any_requires_grad({&x}))
     record("AdaptiveAvgPool2DBackward0", {&x}, out,
            [p](const variable_list& g) -> variable_list { return {adaptive_backward_op(g[0], p)}; });
@@ -214,6 +226,11 @@ Tensor max_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
   Tensor xc = x.contiguous();
   Tensor out = empty({p.n, p.c, p.oh, p.ow}, like(x));
   get_kernel<MaxPool2dKernel>(Op::max_pool2d, x.device())(p, xc.data_ptr(), out.data_ptr(), nullptr);
+  if (TraceHook* th = trace_hook()) [[unlikely]]
+    th->record(Op::max_pool2d, {&xc}, {&out},
+               {{"kernel_size", std::vector<int64_t>{p.kh, p.kw}}, {"stride", std::vector<int64_t>{p.sh, p.sw}},
+                {"dilation", std::vector<int64_t>{p.dh, p.dw}}, {"padding", std::vector<int64_t>{p.pt, p.pl}},
+                {"count_include_pad", p.count_include_pad}});
   return unbatched(out, input);
 }
 

@@ -13,6 +13,7 @@
 #include "ember/ops/factory.h"
 #include "ember/ops/view.h"
 #include "kernels/dispatch.h"
+#include "ember/core/trace_hook.h"
 
 namespace ember {
 namespace {
@@ -22,6 +23,10 @@ Generator& gen_or_default(Generator* g) { return g ? *g : default_generator(); }
 // Fills the contiguous buffer `t` with f(i, philox_block_for_i).
 template <typename T, typename F>
 void fill_random(Tensor& t, Generator* gen, int64_t blocks_per_elem, const F& f) {
+  // A traced graph would replay the same numbers every run: refuse instead.
+  if (TraceHook* th = trace_hook()) [[unlikely]]
+    th->unsupported("random", "random numbers cannot be traced (dropout in training mode, rand, randn...); trace in "
+                              "eval mode or pass the random tensor as an input");
   Generator& g = gen_or_default(gen);
   int64_t n = t.numel();
   uint64_t base = g.reserve(static_cast<uint64_t>(n * blocks_per_elem));

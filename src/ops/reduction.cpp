@@ -14,6 +14,7 @@
 #include "ember/ops/view.h"
 #include "kernels/reduce.h"
 #include "ops/grad_utils.h"
+#include "ember/core/trace_hook.h"
 
 namespace ember {
 namespace {
@@ -113,6 +114,15 @@ struct Outputs {
   Tensor values, second;
 };
 
+// Out of line: keeps the attribute list out of the reductions' hot path.
+[[gnu::cold, gnu::noinline]] void trace_reduce(Op op, const Tensor& src, const Outputs& out, const ReduceIter& it,
+                                               const ReduceParams& p) {
+  trace_hook()->record(op, {&src}, {&out.values, &out.second},
+                       {{"outer", it.outer}, {"reduce", it.reduce}, {"inner", it.inner}, {"scale", p.scale},
+                        {"p", p.p}, {"correction", p.correction}, {"take_sqrt", p.take_sqrt},
+                        {"out_dtype", it.out_dtype}});
+}
+
 // Allocates the outputs, runs the kernel, applies keepdim.
 // second_dtype: the dtype of a second output (indices, mean), if any.
 Outputs run(Op op, const Tensor& t, DimMask m, bool keepdim, ScalarType out_dtype,
@@ -136,6 +146,7 @@ Outputs run(Op op, const Tensor& t, DimMask m, bool keepdim, ScalarType out_dtyp
   it.reduce = g.reduce;
   it.inner = g.inner;
   run_reduce(op, it, p, t.device());
+  if (trace_hook()) [[unlikely]] trace_reduce(op, g.src, out, it, p);
   if (keepdim) {
     DimVector kshape = reduced_shape(t, m, true);
     if (want_values) out.values = out.values.view(kshape);
@@ -462,6 +473,8 @@ Tensor cumsum(const Tensor& t, int64_t dim, std::optional<ScalarType> dtype) {
   it.out_dtype = dt;
   for (int64_t i = 0; i < t.dim(); ++i) (i < d ? it.outer : i == d ? it.reduce : it.inner) *= t.size(i);
   get_kernel<ScanKernel>(Op::cumsum, t.device())(it);
+  if (TraceHook* th = trace_hook()) [[unlikely]]
+    th->record(Op::cumsum, {&x}, {&out}, {{"outer", it.outer}, {"reduce", it.reduce}, {"inner", it.inner}});
   if (any_requires_grad({&t}))
     record("CumsumBackward0", {&t}, out, [d, in_dtype = t.dtype()](const variable_list& g) -> variable_list {
       // Each input feeds every later output: a reversed cumulative sum.
@@ -494,6 +507,8 @@ Tensor softmax_impl(const Tensor& t, int64_t dim, bool log) {
   it.reduce = t.dim() == 0 ? 1 : x.size(last);
   it.outer = it.reduce == 0 ? 0 : x.numel() / it.reduce;
   get_kernel<SoftmaxKernel>(Op::softmax, t.device())(it, log);
+  if (TraceHook* th = trace_hook()) [[unlikely]]
+    th->record(Op::softmax, {&x}, {&out}, {{"outer", it.outer}, {"reduce", it.reduce}, {"log", log}});
   Tensor result = d == last ? out : out.transpose(d, last).contiguous();
   if (needs_grad) {
     EnableGradGuard grad_on;  // undo the NoGradGuard above for the record

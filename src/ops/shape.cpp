@@ -8,6 +8,7 @@
 #include "ember/ops/factory.h"
 #include "ember/ops/indexing.h"
 #include "ember/ops/view.h"
+#include "ops/trace_util.h"
 
 namespace ember {
 namespace {
@@ -149,6 +150,7 @@ Tensor flip(const Tensor& t, IntArrayRef dims) {
     strides[d] = -strides[d];
   }
   Tensor view(make_intrusive<TensorImpl>(t.storage(), t.dtype(), DimVector(t.sizes()), strides, offset));
+  if (trace_hook()) [[unlikely]] trace_view(t, view);
   Tensor out = empty(t.sizes(), TensorOptions(t.dtype()).device(t.device()));
   {
     NoGradGuard no_grad;
@@ -175,6 +177,7 @@ Tensor one_hot(const Tensor& t, int64_t num_classes) {
     return empty(shape, TensorOptions(kInt64).device(t.device()));
   }
   Tensor c = t.contiguous();
+  if (TraceHook* th = trace_hook()) [[unlikely]] th->host_read(c, "one_hot");
   const int64_t* p = c.data_ptr<int64_t>();
   auto [lo, hi] = std::minmax_element(p, p + c.numel());
   EMBER_CHECK(*lo >= 0, "one_hot: class values must be non-negative, got {}", *lo);

@@ -4,6 +4,7 @@
 #include "ember/ops/indexing.h"
 #include "ember/ops/view.h"
 #include "kernels/indexing.h"
+#include "ember/core/trace_hook.h"
 
 namespace ember {
 namespace {
@@ -26,6 +27,7 @@ std::pair<Tensor, Tensor> sort(const Tensor& t, int64_t dim, bool descending, bo
   TensorOptions opts = TensorOptions(t.dtype()).device(t.device());
   Tensor values = empty(t.sizes(), opts);
   Tensor indices = empty(t.sizes(), opts.dtype(kInt64));
+  if (TraceHook* th = trace_hook()) [[unlikely]] th->unsupported("sort", "sort is not supported by the tracer yet");
   if (t.numel() > 0)
     get_kernel<SortKernel>(Op::sort, t.device())(values, indices, t, dim, descending);
   record_values_grad("SortBackward0", t, values, indices, dim);
@@ -49,6 +51,7 @@ std::pair<Tensor, Tensor> topk(const Tensor& t, int64_t k, int64_t dim, bool lar
   TensorOptions opts = TensorOptions(t.dtype()).device(t.device());
   Tensor values = empty(shape, opts);
   Tensor indices = empty(shape, opts.dtype(kInt64));
+  if (TraceHook* th = trace_hook()) [[unlikely]] th->unsupported("topk", "topk is not supported by the tracer yet");
   if (values.numel() > 0)
     get_kernel<TopkKernel>(Op::topk, t.device())(values, indices, t, k, dim, largest);
   record_values_grad("TopkBackward0", t, values, indices, dim);

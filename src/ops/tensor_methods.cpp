@@ -9,6 +9,7 @@
 #include "ember/ops/view.h"
 #include "kernels/dispatch.h"
 #include "ops/inplace.h"
+#include "ember/core/trace_hook.h"
 
 namespace ember {
 
@@ -19,6 +20,7 @@ int64_t Tensor::stride(int64_t d) const { return strides()[wrap_dim(d, dim(), "s
 
 Scalar Tensor::item() const {
   EMBER_CHECK(numel() == 1, "item: a Tensor with {} elements cannot be converted to Scalar", numel());
+  if (TraceHook* th = trace_hook()) [[unlikely]] th->host_read(*this, "item()");
   return dispatch_all(dtype(), "item", [&](auto tag) -> Scalar {
     using T = typename decltype(tag)::type;
     return Scalar(*static_cast<const T*>(data_ptr()));
@@ -27,6 +29,7 @@ Scalar Tensor::item() const {
 
 template <typename T>
 std::vector<T> Tensor::to_vector() const {
+  if (TraceHook* th = trace_hook()) [[unlikely]] th->host_read(*this, "to_vector()");
   Tensor c = to(scalar_type_of<T>).contiguous();
   std::vector<T> out(static_cast<size_t>(c.numel()));
   if constexpr (std::is_same_v<T, bool>) {

@@ -9,6 +9,7 @@
 #include <numeric>
 
 #include "ember/core/grad_graph.h"
+#include "ops/trace_util.h"
 #include "ember/ops/factory.h"
 #include "kernels/dispatch.h"
 #include "ops/grad_utils.h"
@@ -16,9 +17,11 @@
 namespace ember {
 namespace {
 
+// Every view op makes its result here, so the trace hook sees each view once.
 Tensor make_view(const Tensor& t, DimVector sizes, DimVector strides, int64_t offset) {
-  return Tensor(make_intrusive<TensorImpl>(t.storage(), t.dtype(), std::move(sizes),
-                                           std::move(strides), offset));
+  Tensor v(make_intrusive<TensorImpl>(t.storage(), t.dtype(), std::move(sizes), std::move(strides), offset));
+  if (trace_hook()) [[unlikely]] trace_view(t, v);
+  return v;
 }
 
 // Records a view op's backward (the result is a differentiable view).

@@ -1,0 +1,103 @@
+// jit::Graph: a traced model as plain data (Note [jit graph] in src/jit/graph.cpp).
+// Values are typed SSA names (dtype + shape, dims may be symbolic); nodes are
+// kernel invocations named by their ops.def row (plus "as_strided" for views);
+// parameters and buffers are named constants (by module path). Passes are
+// functions Graph -> Graph (src/jit/passes/).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ember/core/tensor.h"
+#include "ember/core/trace_hook.h"
+
+namespace ember::jit {
+
+// One dimension: a size, and a symbol ("batch") when the size may vary.
+struct Dim {
+  int64_t size = 0;
+  std::string symbol;  // empty: a fixed size
+  bool is_symbolic() const { return !symbol.empty(); }
+  bool operator==(const Dim&) const = default;
+};
+
+struct TensorType {
+  ScalarType dtype = kFloat32;
+  std::vector<Dim> shape;
+  std::vector<int64_t> sizes() const;
+  static TensorType of(const Tensor& t);
+  // "float32[batch=2, 10]"
+  std::string str() const;
+  bool operator==(const TensorType&) const = default;
+};
+
+using AttrValue = TraceAttr::Value;
+using Attr = TraceAttr;
+
+// Value ids index Graph::values; kNoValue marks an absent optional input or output.
+constexpr int kNoValue = -1;
+
+struct Node {
+  std::string kind;         // an ops.def name ("conv2d", "add") or "as_strided"
+  std::vector<int> inputs;  // may hold kNoValue (absent optional input)
+  std::vector<int> outputs; // may hold kNoValue (an output nobody needs)
+  std::vector<Attr> attrs;
+  std::string scope;        // module path where known ("encoder.layers.0"), for errors and inspect
+
+  const AttrValue* find(const std::string& name) const;
+  // Typed reads: missing or mistyped attributes throw naming the node and attribute.
+  int64_t attr_int(const std::string& name) const;
+  double attr_double(const std::string& name) const;
+  bool attr_bool(const std::string& name) const;
+  Scalar attr_scalar(const std::string& name) const;
+  std::optional<Scalar> attr_scalar_opt(const std::string& name) const;
+  ScalarType attr_dtype(const std::string& name) const;
+  std::vector<int64_t> attr_ints(const std::string& name) const;
+};
+
+struct Value {
+  TensorType type;
+};
+
+struct NamedValue {
+  std::string name;
+  int value = kNoValue;
+};
+
+struct Constant {
+  enum class Kind { Parameter, Buffer, Inline };
+  std::string name;  // module path for parameters and buffers ("fc.weight"), "constant.N" otherwise
+  int value = kNoValue;
+  Kind kind = Kind::Inline;
+  Tensor data;  // contiguous
+};
+
+struct Graph {
+  std::vector<Value> values;
+  std::vector<Node> nodes;  // in execution order
+  std::vector<NamedValue> inputs;
+  std::vector<NamedValue> outputs;
+  std::vector<Constant> constants;
+
+  int add_value(TensorType type);
+  const TensorType& type(int value) const { return values.at(static_cast<size_t>(value)).type; }
+  // Node counts per kind, sorted by kind.
+  std::vector<std::pair<std::string, int64_t>> op_counts() const;
+  // A readable listing (one line per input, constant and node).
+  std::string str() const;
+};
+
+// Throws with `what` (a file name, "trace") and the problem when the graph is
+// not well formed: a value used before it is defined or defined twice, an id
+// out of range, an unknown op kind, a constant whose tensor does not match its
+// value's type.
+void check_graph(const Graph& g, const std::string& what = "graph");
+
+// Node kinds the interpreter can run.
+bool is_known_kind(const std::string& kind);
+
+std::string attr_str(const AttrValue& v);
+
+}  // namespace ember::jit

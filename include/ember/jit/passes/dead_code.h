@@ -1,0 +1,12 @@
+// Dead-code elimination: drops nodes and constants no graph output depends on
+// and renumbers the values densely. Nodes have no side effects (in-place
+// writes are new SSA values), so liveness is reachability from the outputs.
+#pragma once
+
+#include "ember/jit/graph.h"
+
+namespace ember::jit {
+
+Graph eliminate_dead_code(const Graph& g);
+
+}  // namespace ember::jit

@@ -1,0 +1,181 @@
+// Note [jit graph]: a Graph is the list of kernels a traced forward ran, in
+// order, over SSA values. A node's kind is the ops.def row of the kernel (its
+// inputs are exactly the tensors that kernel read, already cast and made
+// contiguous by earlier nodes where the op needed it), or "as_strided" for a
+// view (sizes, strides and the storage offset relative to its base), so
+// replaying the nodes reproduces eager results bit for bit. Constants are the
+// tensors the forward read that no input produced: parameters and buffers by
+// module path, everything else inline ("constant.N").
+#include "ember/jit/graph.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "core/op_registry.h"
+
+namespace ember::jit {
+
+std::vector<int64_t> TensorType::sizes() const {
+  std::vector<int64_t> s;
+  s.reserve(shape.size());
+  for (const Dim& d : shape) s.push_back(d.size);
+  return s;
+}
+
+TensorType TensorType::of(const Tensor& t) {
+  TensorType ty;
+  ty.dtype = t.dtype();
+  for (int64_t s : t.sizes()) ty.shape.push_back({s, {}});
+  return ty;
+}
+
+std::string TensorType::str() const {
+  std::vector<std::string> dims;
+  for (const Dim& d : shape) dims.push_back(d.is_symbolic() ? fmt::format("{}={}", d.symbol, d.size) : fmt::format("{}", d.size));
+  return fmt::format("{}[{}]", to_string(dtype), fmt::join(dims, ", "));
+}
+
+std::string attr_str(const AttrValue& v) {
+  struct V {
+    std::string operator()(bool b) const { return b ? "true" : "false"; }
+    std::string operator()(int64_t i) const { return fmt::format("{}", i); }
+    std::string operator()(double d) const { return fmt::format("{}", d); }
+    std::string operator()(const Scalar& s) const {
+      return s.is_floating_point() ? fmt::format("{}", s.to_double())
+             : s.is_bool()         ? std::string(s.to_bool() ? "true" : "false")
+                                   : fmt::format("{}", s.to_long());
+    }
+    std::string operator()(ScalarType t) const { return std::string(to_string(t)); }
+    std::string operator()(const std::vector<int64_t>& l) const { return fmt::format("[{}]", fmt::join(l, ", ")); }
+    std::string operator()(const std::string& s) const { return fmt::format("\"{}\"", s); }
+  };
+  return std::visit(V{}, v);
+}
+
+// ---- Node attributes ----
+
+const AttrValue* Node::find(const std::string& name) const {
+  for (const Attr& a : attrs)
+    if (a.name == name) return &a.value;
+  return nullptr;
+}
+
+namespace {
+template <typename T>
+const T& typed_attr(const Node& n, const std::string& name, const char* type) {
+  const AttrValue* v = n.find(name);
+  EMBER_CHECK(v, "{} node: missing attribute '{}'", n.kind, name);
+  const T* t = std::get_if<T>(v);
+  EMBER_CHECK(t, "{} node: attribute '{}' must be {}, got {}", n.kind, name, type, attr_str(*v));
+  return *t;
+}
+}  // namespace
+
+int64_t Node::attr_int(const std::string& name) const { return typed_attr<int64_t>(*this, name, "an integer"); }
+double Node::attr_double(const std::string& name) const {
+  const AttrValue* v = find(name);
+  if (v && std::holds_alternative<int64_t>(*v)) return static_cast<double>(std::get<int64_t>(*v));
+  return typed_attr<double>(*this, name, "a number");
+}
+bool Node::attr_bool(const std::string& name) const { return typed_attr<bool>(*this, name, "a bool"); }
+Scalar Node::attr_scalar(const std::string& name) const { return typed_attr<Scalar>(*this, name, "a scalar"); }
+std::optional<Scalar> Node::attr_scalar_opt(const std::string& name) const {
+  if (!find(name)) return std::nullopt;
+  return attr_scalar(name);
+}
+ScalarType Node::attr_dtype(const std::string& name) const { return typed_attr<ScalarType>(*this, name, "a dtype"); }
+std::vector<int64_t> Node::attr_ints(const std::string& name) const {
+  return typed_attr<std::vector<int64_t>>(*this, name, "a list of integers");
+}
+
+// ---- Graph ----
+
+int Graph::add_value(TensorType type) {
+  values.push_back({std::move(type)});
+  return static_cast<int>(values.size()) - 1;
+}
+
+std::vector<std::pair<std::string, int64_t>> Graph::op_counts() const {
+  std::map<std::string, int64_t> m;
+  for (const Node& n : nodes) ++m[n.kind];
+  return {m.begin(), m.end()};
+}
+
+std::string Graph::str() const {
+  std::string s;
+  auto vname = [](int v) { return v == kNoValue ? std::string("_") : fmt::format("%{}", v); };
+  for (const NamedValue& in : inputs) s += fmt::format("input {} = {}: {}\n", in.name, vname(in.value), type(in.value).str());
+  for (const Constant& c : constants)
+    s += fmt::format("constant {} = {}: {}\n", c.name, vname(c.value), type(c.value).str());
+  for (const Node& n : nodes) {
+    std::vector<std::string> outs, ins, attrs;
+    for (int o : n.outputs) outs.push_back(o == kNoValue ? "_" : fmt::format("{}: {}", vname(o), type(o).str()));
+    for (int i : n.inputs) ins.push_back(vname(i));
+    for (const Attr& a : n.attrs) attrs.push_back(fmt::format("{}={}", a.name, attr_str(a.value)));
+    s += fmt::format("{} = {}({}){}{}\n", fmt::join(outs, ", "), n.kind, fmt::join(ins, ", "),
+                     attrs.empty() ? "" : fmt::format(" {{{}}}", fmt::join(attrs, ", ")),
+                     n.scope.empty() ? "" : fmt::format("  # {}", n.scope));
+  }
+  for (const NamedValue& out : outputs) s += fmt::format("output {} = {}\n", out.name, vname(out.value));
+  return s;
+}
+
+bool is_known_kind(const std::string& kind) {
+  static const std::set<std::string> kinds = [] {
+    std::set<std::string> k{"as_strided"};
+    for (int i = 0; i < kNumOps; ++i) k.insert(std::string(op_name(static_cast<Op>(i))));
+    return k;
+  }();
+  return kinds.count(kind) > 0;
+}
+
+void check_graph(const Graph& g, const std::string& what) {
+  const int nv = static_cast<int>(g.values.size());
+  std::vector<char> defined(g.values.size(), 0);
+  auto in_range = [&](int v, const std::string& where) {
+    EMBER_CHECK(v >= 0 && v < nv, "{}: {} refers to value %{}, but the graph has {} values", what, where, v, nv);
+  };
+  auto define = [&](int v, const std::string& where) {
+    in_range(v, where);
+    EMBER_CHECK(!defined[static_cast<size_t>(v)], "{}: value %{} is defined twice (again by {})", what, v, where);
+    defined[static_cast<size_t>(v)] = 1;
+  };
+  std::set<std::string> names;
+  for (const NamedValue& in : g.inputs) {
+    EMBER_CHECK(names.insert(in.name).second, "{}: input name '{}' appears twice", what, in.name);
+    define(in.value, fmt::format("input '{}'", in.name));
+  }
+  for (const Constant& c : g.constants) {
+    define(c.value, fmt::format("constant '{}'", c.name));
+    EMBER_CHECK(c.data.defined(), "{}: constant '{}' has no data", what, c.name);
+    const TensorType& t = g.type(c.value);
+    EMBER_CHECK(c.data.dtype() == t.dtype && c.data.sizes().vec() == t.sizes(),
+                "{}: constant '{}' holds {} {}, but its value is typed {}", what, c.name, to_string(c.data.dtype()),
+                fmt::format("[{}]", fmt::join(c.data.sizes(), ", ")), t.str());
+  }
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    std::string where = fmt::format("node {} ({})", i, n.kind);
+    EMBER_CHECK(is_known_kind(n.kind), "{}: {}: unknown op '{}'", what, where, n.kind);
+    for (int v : n.inputs) {
+      if (v == kNoValue) continue;
+      in_range(v, where);
+      EMBER_CHECK(defined[static_cast<size_t>(v)], "{}: {} reads value %{} before it is defined", what, where, v);
+    }
+    for (int v : n.outputs)
+      if (v != kNoValue) define(v, where);
+  }
+  names.clear();
+  for (const NamedValue& out : g.outputs) {
+    EMBER_CHECK(names.insert(out.name).second, "{}: output name '{}' appears twice", what, out.name);
+    in_range(out.value, fmt::format("output '{}'", out.name));
+    EMBER_CHECK(defined[static_cast<size_t>(out.value)], "{}: output '{}' (value %{}) is never defined", what,
+                out.name, out.value);
+  }
+}
+
+}  // namespace ember::jit

@@ -1,0 +1,529 @@
+// Note [jit interpreter]: each node calls the kernel its op called while
+// tracing, on the tensors the graph gives it, so a replay is bit-identical to
+// the eager forward. Elementwise nodes share one replay (a TensorIter over the
+// inputs), reductions another (the recorded [outer, reduce, inner] geometry);
+// the generic kernels each rebuild their parameter struct from the node's
+// attributes and operand shapes. Graphs may come from files, so every replay
+// checks its operands before the kernel runs: a kernel trusts its geometry,
+// and a wrong size would read or write out of bounds.
+#include "ember/jit/interpreter.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "core/op_registry.h"
+#include "ember/core/grad_mode.h"
+#include "ember/core/tensor_impl.h"
+#include "ember/ops/activation.h"
+#include "ember/ops/factory.h"
+#include "ember/ops/indexing.h"
+#include "kernels/kernel_types.h"
+#include "kernels/nn.h"
+#include "kernels/reduce.h"
+#include "ops/gemm.h"
+
+namespace ember::jit {
+
+namespace {
+
+struct Ctx {
+  const Graph& g;
+  const Node& n;
+  size_t index;
+  std::vector<Tensor> in;   // undefined for absent inputs
+  std::vector<Tensor> out;  // filled by the replay
+};
+
+[[noreturn]] void bad(const Ctx& c, const std::string& what) {
+  EMBER_ERROR("graph node {} ({}): {}", c.index, c.n.kind, what);
+}
+
+std::string shape_of(const Tensor& t) { return fmt::format("{}[{}]", to_string(t.dtype()), fmt::join(t.sizes(), ", ")); }
+
+Tensor alloc(const Ctx& c, size_t i) {
+  if (i >= c.n.outputs.size() || c.n.outputs[i] == kNoValue) return Tensor();
+  const TensorType& t = c.g.type(c.n.outputs[i]);
+  return empty(t.sizes(), TensorOptions(t.dtype));
+}
+
+const Tensor& input(const Ctx& c, size_t i, const char* what) {
+  if (i >= c.in.size() || !c.in[i].defined()) bad(c, fmt::format("missing input {} ({})", i, what));
+  return c.in[i];
+}
+
+void expect_counts(const Ctx& c, size_t min_in, size_t max_in, size_t outs) {
+  if (c.in.size() < min_in || c.in.size() > max_in)
+    bad(c, fmt::format("expected {} to {} inputs, got {}", min_in, max_in, c.in.size()));
+  if (c.n.outputs.size() != outs) bad(c, fmt::format("expected {} outputs, got {}", outs, c.n.outputs.size()));
+  if (c.n.outputs[0] == kNoValue) bad(c, "its first output is absent");
+}
+
+// Non-overlapping and dense: the numel elements from data_ptr() are exactly the tensor's.
+bool is_dense(const Tensor& t) {
+  std::vector<std::pair<int64_t, int64_t>> d;  // (stride, size)
+  for (int64_t i = 0; i < t.dim(); ++i)
+    if (t.size(i) != 1) d.push_back({t.stride(i), t.size(i)});
+  std::sort(d.begin(), d.end());
+  int64_t expected = 1;
+  for (auto [stride, size] : d) {
+    if (stride != expected) return false;
+    expected *= size;
+  }
+  return true;
+}
+
+void check_dtype(const Ctx& c, const Tensor& t, ScalarType want, const char* what) {
+  if (t.dtype() != want)
+    bad(c, fmt::format("{} has dtype {}, expected {}", what, to_string(t.dtype()), to_string(want)));
+}
+
+// ---- elementwise: one TensorIter over the recorded operands ----
+
+bool is_compare(Op op) {
+  return op == Op::eq || op == Op::ne || op == Op::lt || op == Op::le || op == Op::gt || op == Op::ge;
+}
+bool is_logical(Op op) {
+  return op == Op::logical_and || op == Op::logical_or || op == Op::logical_xor || op == Op::logical_not;
+}
+
+void replay_elementwise(Op op, Ctx& c) {
+  expect_counts(c, 0, 3, 1);
+  Tensor out = alloc(c, 0);
+  std::vector<const Tensor*> ins;
+  for (size_t i = 0; i < c.in.size(); ++i) ins.push_back(&input(c, i, "operand"));
+  // Kernels see one dtype per operand as the ops layer prepared it: check it,
+  // since an operand of a narrower dtype would be read past its end.
+  const ScalarType od = out.dtype();
+  for (size_t i = 0; i < ins.size(); ++i) {
+    const ScalarType d = ins[i]->dtype();
+    std::string what = fmt::format("operand {}", i);
+    if (op == Op::copy) continue;
+    if (op == Op::where) check_dtype(c, *ins[i], i == 0 ? kBool : od, what.c_str());
+    else if (is_compare(op)) check_dtype(c, *ins[i], ins[0]->dtype(), what.c_str());
+    else if (is_logical(op)) check_dtype(c, *ins[i], kBool, what.c_str());
+    else if (op == Op::isnan) (void)d;
+    else check_dtype(c, *ins[i], od, what.c_str());
+  }
+  if ((is_compare(op) || is_logical(op) || op == Op::isnan) && od != kBool)
+    bad(c, fmt::format("its output must be bool, got {}", to_string(od)));
+  ElementwiseParams p{c.n.attr_scalar_opt("a"), c.n.attr_scalar_opt("b")};
+  const char* name = op_name(op).data();
+  switch (ins.size()) {
+    case 0: {
+      TensorIter it({&out}, 1, name);
+      run_elementwise(op, it, p, out.device());
+      break;
+    }
+    case 1: {
+      TensorIter it({&out, ins[0]}, 1, name);
+      run_elementwise(op, it, p, out.device());
+      break;
+    }
+    case 2: {
+      TensorIter it({&out, ins[0], ins[1]}, 1, name);
+      run_elementwise(op, it, p, out.device());
+      break;
+    }
+    default: {
+      TensorIter it({&out, ins[0], ins[1], ins[2]}, 1, name);
+      run_elementwise(op, it, p, out.device());
+      break;
+    }
+  }
+  c.out = {out};
+}
+
+// ---- reductions: the recorded [outer, reduce, inner] block ----
+
+void reduce_geometry(const Ctx& c, const Tensor& x, int64_t outer, int64_t reduce, int64_t inner) {
+  if (outer < 0 || reduce < 0 || inner < 0) bad(c, "negative geometry");
+  if (!is_dense(x)) bad(c, fmt::format("its input {} is not dense", shape_of(x)));
+  // Products checked by division: no overflow on hostile sizes.
+  if (reduce != 0 && inner != 0 && outer > x.numel() / std::max<int64_t>(1, reduce * inner))
+    bad(c, "geometry larger than the input");
+  if (outer * reduce * inner != x.numel())
+    bad(c, fmt::format("geometry [{}, {}, {}] does not cover input {}", outer, reduce, inner, shape_of(x)));
+}
+
+void replay_reduce(Op op, Ctx& c) {
+  if (c.in.size() != 1 || c.n.outputs.size() != 2) bad(c, "expected 1 input and 2 outputs (values, second)");
+  const Tensor& x = input(c, 0, "input");
+  const int64_t outer = c.n.attr_int("outer"), reduce = c.n.attr_int("reduce"), inner = c.n.attr_int("inner");
+  reduce_geometry(c, x, outer, reduce, inner);
+  const ScalarType out_dtype = c.n.attr_dtype("out_dtype");
+  check_dtype(c, x, out_dtype, "the input");
+  Tensor values = alloc(c, 0), second = alloc(c, 1);
+  const bool has_second = op == Op::argmax || op == Op::argmin || op == Op::var;
+  if (!has_second && second.defined()) bad(c, "this reduction has no second output");
+  if (!values.defined() && !(op == Op::argmax || op == Op::argmin)) bad(c, "its values output is absent");
+  for (const Tensor* t : {&values, &second})
+    if (t->defined() && t->numel() != outer * inner)
+      bad(c, fmt::format("output {} does not hold {} x {} elements", shape_of(*t), outer, inner));
+  if (values.defined()) check_dtype(c, values, out_dtype, "the values output");
+  if (second.defined()) check_dtype(c, second, op == Op::var ? out_dtype : kInt64, "the second output");
+  ReduceIter it;
+  it.op = op_name(op).data();
+  it.in = x.data_ptr();
+  it.in_dtype = x.dtype();
+  it.out = values.defined() ? values.data_ptr() : nullptr;
+  it.out_dtype = out_dtype;
+  it.out2 = second.defined() ? second.data_ptr() : nullptr;
+  it.outer = outer;
+  it.reduce = reduce;
+  it.inner = inner;
+  ReduceParams p;
+  p.scale = c.n.attr_double("scale");
+  p.p = c.n.attr_double("p");
+  p.correction = c.n.attr_double("correction");
+  p.take_sqrt = c.n.attr_bool("take_sqrt");
+  run_reduce(op, it, p, x.device());
+  c.out = {values, second};
+}
+
+void replay_rowwise(Op op, Ctx& c) {
+  expect_counts(c, 1, 1, 1);
+  const Tensor& x = input(c, 0, "input");
+  if (!x.is_contiguous()) bad(c, "its input must be contiguous");
+  Tensor out = alloc(c, 0);
+  if (!out.sizes().equals(x.sizes()) || out.dtype() != x.dtype()) bad(c, "output type differs from the input's");
+  ReduceIter it;
+  it.op = op_name(op).data();
+  it.in = x.data_ptr();
+  it.in_dtype = x.dtype();
+  it.out = out.data_ptr();
+  it.out_dtype = x.dtype();
+  it.outer = c.n.attr_int("outer");
+  it.reduce = c.n.attr_int("reduce");
+  it.inner = op == Op::cumsum ? c.n.attr_int("inner") : 1;
+  reduce_geometry(c, x, it.outer, it.reduce, it.inner);
+  if (op == Op::softmax) {
+    if (!is_floating_point(x.dtype())) bad(c, "softmax needs a floating-point input");
+    get_kernel<SoftmaxKernel>(Op::softmax, x.device())(it, c.n.attr_bool("log"));
+  } else {
+    get_kernel<ScanKernel>(Op::cumsum, x.device())(it);
+  }
+  c.out = {out};
+}
+
+// ---- matmul: the GEMM every linalg op lowered to ----
+
+void replay_matmul(Ctx& c) {
+  expect_counts(c, 2, 4, 1);
+  const Tensor& a = input(c, 0, "a");
+  const Tensor& b = input(c, 1, "b");
+  const Tensor* bias = c.in.size() > 2 && c.in[2].defined() ? &c.in[2] : nullptr;
+  const Tensor* acc = c.in.size() > 3 && c.in[3].defined() ? &c.in[3] : nullptr;
+  Tensor out = alloc(c, 0);
+  const int64_t od = out.dim();
+  if (od != 2 && od != 3) bad(c, fmt::format("output {} must be 2-D or 3-D", shape_of(out)));
+  const int64_t m = out.size(od - 2), n = out.size(od - 1), batch = od == 3 ? out.size(0) : 1;
+  for (const Tensor* t : {&a, &b}) {
+    if (t->dim() < 2 || t->dim() > od) bad(c, fmt::format("operand {} does not fit output {}", shape_of(*t), shape_of(out)));
+    if (t->dim() == 3 && t->size(0) != batch && t->size(0) != 1)
+      bad(c, fmt::format("operand {} has a batch other than the output's {}", shape_of(*t), batch));
+    check_dtype(c, *t, out.dtype(), "an operand");
+  }
+  const int64_t k = a.size(-1);
+  if (a.size(-2) != m || b.size(-2) != k || b.size(-1) != n)
+    bad(c, fmt::format("{} @ {} does not give {}", shape_of(a), shape_of(b), shape_of(out)));
+  if (bias) {
+    if (bias->dim() != 1 || bias->size(0) != n) bad(c, fmt::format("bias {} must be [{}]", shape_of(*bias), n));
+    check_dtype(c, *bias, out.dtype(), "the bias");
+  }
+  const Scalar beta = c.n.attr_scalar("beta");
+  if (beta.to_double() != 0) {
+    if (!acc || !acc->sizes().equals(out.sizes())) bad(c, "beta != 0 needs the accumulator input of the output's shape");
+    check_dtype(c, *acc, out.dtype(), "the accumulator");
+    out.copy_(*acc);
+  }
+  gemm(a, b, out, bias, c.n.attr_scalar("alpha"), beta);
+  c.out = {out};
+}
+
+// ---- convolution and pooling: the parameter structs, rebuilt and checked ----
+
+void check_4d(const Ctx& c, const Tensor& t, const char* what) {
+  if (t.dim() != 4 || !t.is_contiguous()) bad(c, fmt::format("{} {} must be a contiguous 4-D tensor", what, shape_of(t)));
+}
+
+int64_t conv_out(int64_t in, int64_t k, int64_t s, int64_t d, int64_t pad_sum) {
+  return (in + pad_sum - d * (k - 1) - 1) / s + 1;
+}
+
+ConvParams conv_params(const Ctx& c, const Tensor& data_in, const Tensor& w, const Tensor& data_out, bool transposed) {
+  ConvParams p;
+  std::vector<int64_t> s = c.n.attr_ints("stride"), d = c.n.attr_ints("dilation"), pad = c.n.attr_ints("padding");
+  if (s.size() != 2 || d.size() != 2 || pad.size() != 4) bad(c, "stride, dilation and padding need 2, 2 and 4 values");
+  p.groups = c.n.attr_int("groups");
+  // Forward: x [n, c_in, ih, iw] -> out [n, c_out, oh, ow]; the input-gradient
+  // kernel maps [n, c_out, oh, ow] back to [n, c_in, ih, iw].
+  const Tensor& x = transposed ? data_out : data_in;
+  const Tensor& y = transposed ? data_in : data_out;
+  p.dtype = x.dtype();
+  p.n = x.size(0), p.c_in = x.size(1), p.ih = x.size(2), p.iw = x.size(3);
+  p.c_out = w.size(0), p.kh = w.size(2), p.kw = w.size(3);
+  p.oh = y.size(2), p.ow = y.size(3);
+  p.sh = s[0], p.sw = s[1], p.dh = d[0], p.dw = d[1];
+  p.pt = pad[0], p.pb = pad[1], p.pl = pad[2], p.pr = pad[3];
+  const bool ok = p.groups > 0 && p.sh > 0 && p.sw > 0 && p.dh > 0 && p.dw > 0 && p.pt >= 0 && p.pb >= 0 &&
+                  p.pl >= 0 && p.pr >= 0 && p.kh > 0 && p.kw > 0 && p.c_out % p.groups == 0 &&
+                  w.size(1) * p.groups == p.c_in && y.size(0) == p.n && y.size(1) == p.c_out &&
+                  p.oh == conv_out(p.ih, p.kh, p.sh, p.dh, p.pt + p.pb) && p.ow == conv_out(p.iw, p.kw, p.sw, p.dw, p.pl + p.pr) &&
+                  p.oh > 0 && p.ow > 0;
+  if (!ok)
+    bad(c, fmt::format("input {}, weight {} and output {} do not fit stride [{}], dilation [{}], padding [{}], groups {}",
+                       shape_of(x), shape_of(w), shape_of(y), fmt::join(s, ", "), fmt::join(d, ", "),
+                       fmt::join(pad, ", "), p.groups));
+  for (const Tensor* t : {&w, &data_out}) check_dtype(c, *t, x.dtype(), "an operand");
+  if (!is_floating_point(x.dtype())) bad(c, "convolution needs floating-point operands");
+  return p;
+}
+
+void replay_conv2d(Ctx& c) {
+  expect_counts(c, 2, 3, 1);
+  const Tensor& x = input(c, 0, "input");
+  const Tensor& w = input(c, 1, "weight");
+  const Tensor* b = c.in.size() > 2 && c.in[2].defined() ? &c.in[2] : nullptr;
+  Tensor out = alloc(c, 0);
+  check_4d(c, x, "input"), check_4d(c, w, "weight"), check_4d(c, out, "output");
+  ConvParams p = conv_params(c, x, w, out, false);
+  if (b) {
+    if (b->dim() != 1 || b->size(0) != p.c_out || !b->is_contiguous()) bad(c, fmt::format("bias {} must be [{}]", shape_of(*b), p.c_out));
+    check_dtype(c, *b, x.dtype(), "the bias");
+  }
+  get_kernel<Conv2dKernel>(Op::conv2d, x.device())(p, x.data_ptr(), w.data_ptr(), b ? b->data_ptr() : nullptr,
+                                                   out.data_ptr());
+  c.out = {out};
+}
+
+void replay_conv2d_backward_input(Ctx& c) {
+  expect_counts(c, 2, 2, 1);
+  const Tensor& g = input(c, 0, "grad_output");
+  const Tensor& w = input(c, 1, "weight");
+  Tensor out = alloc(c, 0);
+  check_4d(c, g, "input"), check_4d(c, w, "weight"), check_4d(c, out, "output");
+  ConvParams p = conv_params(c, g, w, out, true);
+  get_kernel<Conv2dBackwardInputKernel>(Op::conv2d_backward_input, g.device())(p, g.data_ptr(), w.data_ptr(),
+                                                                               out.data_ptr());
+  c.out = {out};
+}
+
+int64_t pooled(int64_t in, int64_t k, int64_t pad, int64_t s, int64_t d, bool ceil_mode) {
+  int64_t span = in + 2 * pad - d * (k - 1) - 1;
+  int64_t out = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
+  if (ceil_mode && (out - 1) * s >= in + pad) --out;  // the last window must start inside
+  return out;
+}
+
+PoolParams pool_params(const Ctx& c, const Tensor& x, const Tensor& out, bool windows) {
+  check_4d(c, x, "input"), check_4d(c, out, "output");
+  PoolParams p;
+  p.dtype = x.dtype();
+  p.n = x.size(0), p.c = x.size(1), p.ih = x.size(2), p.iw = x.size(3), p.oh = out.size(2), p.ow = out.size(3);
+  if (out.size(0) != p.n || out.size(1) != p.c) bad(c, fmt::format("output {} does not match input {}", shape_of(out), shape_of(x)));
+  check_dtype(c, out, x.dtype(), "the output");
+  if (!is_floating_point(x.dtype())) bad(c, "pooling needs a floating-point input");
+  if (!windows) return p;
+  std::vector<int64_t> k = c.n.attr_ints("kernel_size"), s = c.n.attr_ints("stride"), d = c.n.attr_ints("dilation"),
+                       pad = c.n.attr_ints("padding");
+  if (k.size() != 2 || s.size() != 2 || d.size() != 2 || pad.size() != 2)
+    bad(c, "kernel_size, stride, dilation and padding need 2 values each");
+  p.kh = k[0], p.kw = k[1], p.sh = s[0], p.sw = s[1], p.dh = d[0], p.dw = d[1], p.pt = pad[0], p.pl = pad[1];
+  p.count_include_pad = c.n.attr_bool("count_include_pad");
+  bool ok = p.kh > 0 && p.kw > 0 && p.sh > 0 && p.sw > 0 && p.dh > 0 && p.dw > 0 && p.pt >= 0 && p.pl >= 0 &&
+            p.pt <= p.kh / 2 && p.pl <= p.kw / 2 && p.oh >= 1 && p.ow >= 1;
+  ok = ok && (p.oh == pooled(p.ih, p.kh, p.pt, p.sh, p.dh, false) || p.oh == pooled(p.ih, p.kh, p.pt, p.sh, p.dh, true));
+  ok = ok && (p.ow == pooled(p.iw, p.kw, p.pl, p.sw, p.dw, false) || p.ow == pooled(p.iw, p.kw, p.pl, p.sw, p.dw, true));
+  if (!ok)
+    bad(c, fmt::format("input {} and output {} do not fit kernel [{}], stride [{}], dilation [{}], padding [{}]",
+                       shape_of(x), shape_of(out), fmt::join(k, ", "), fmt::join(s, ", "), fmt::join(d, ", "),
+                       fmt::join(pad, ", ")));
+  return p;
+}
+
+void replay_pool(Op op, Ctx& c) {
+  const bool with_indices = op == Op::max_pool2d_with_indices;
+  expect_counts(c, 1, 1, with_indices ? 2 : 1);
+  const Tensor& x = input(c, 0, "input");
+  if (!x.is_contiguous()) bad(c, "its input must be contiguous");
+  Tensor out = alloc(c, 0);
+  PoolParams p = pool_params(c, x, out, op != Op::adaptive_avg_pool2d);
+  if (op == Op::max_pool2d) {
+    get_kernel<MaxPool2dKernel>(op, x.device())(p, x.data_ptr(), out.data_ptr(), nullptr);
+    c.out = {out};
+  } else if (with_indices) {
+    Tensor idx = alloc(c, 1);
+    if (!idx.defined() || !idx.sizes().equals(out.sizes()) || idx.dtype() != kInt64) bad(c, "indices must be int64 shaped like the output");
+    get_kernel<MaxPool2dKernel>(op, x.device())(p, x.data_ptr(), out.data_ptr(), idx.data_ptr<int64_t>());
+    c.out = {out, idx};
+  } else if (op == Op::avg_pool2d) {
+    get_kernel<AvgPool2dKernel>(op, x.device())(p, x.data_ptr(), out.data_ptr());
+    c.out = {out};
+  } else {
+    if (out.numel() > 0) get_kernel<AdaptiveAvgPool2dKernel>(op, x.device())(p, x.data_ptr(), out.data_ptr());
+    c.out = {out};
+  }
+}
+
+// ---- ops replayed through their public function (which checks its arguments) ----
+
+void replay_batch_norm(Ctx& c) {
+  expect_counts(c, 3, 5, 1);
+  auto opt = [&](size_t i) { return i < c.in.size() ? c.in[i] : Tensor(); };
+  c.out = {batch_norm(input(c, 0, "input"), input(c, 1, "running_mean"), input(c, 2, "running_var"), opt(3), opt(4),
+                      /*training=*/false, 0.0, c.n.attr_double("eps"))};
+}
+
+void replay_index_select(Ctx& c) {
+  expect_counts(c, 2, 2, 1);
+  c.out = {index_select(input(c, 0, "self"), c.n.attr_int("dim"), input(c, 1, "index"))};
+}
+
+void replay_cat(Ctx& c) {
+  if (c.n.outputs.size() != 1) bad(c, "expected one output");
+  std::vector<Tensor> parts;
+  for (size_t i = 0; i < c.in.size(); ++i) parts.push_back(input(c, i, "part"));
+  if (parts.empty()) bad(c, "cat needs at least one input");
+  c.out = {cat(parts, c.n.attr_int("dim"))};
+}
+
+void replay_as_strided(Ctx& c) {
+  expect_counts(c, 1, 1, 1);
+  const Tensor& base = input(c, 0, "base");
+  std::vector<int64_t> sizes = c.n.attr_ints("sizes"), strides = c.n.attr_ints("strides");
+  const int64_t offset = base.storage_offset() + c.n.attr_int("offset");
+  if (sizes.size() != strides.size()) bad(c, "sizes and strides differ in length");
+  // The view must stay inside the base's storage (negative strides: flip).
+  int64_t lo = offset, hi = offset;
+  bool empty_view = false;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] < 0) bad(c, "negative size");
+    if (sizes[i] == 0) empty_view = true;
+    const int64_t span_limit = INT64_MAX / 4;
+    if (sizes[i] > span_limit || strides[i] > span_limit || strides[i] < -span_limit ||
+        (sizes[i] > 1 && std::abs(strides[i]) > span_limit / (sizes[i] - 1)))
+      bad(c, "size or stride too large");
+    const int64_t ext = (sizes[i] - 1) * strides[i];
+    (ext < 0 ? lo : hi) += ext;
+  }
+  const int64_t capacity = static_cast<int64_t>(base.storage()->nbytes() / base.element_size());
+  if (!empty_view && (lo < 0 || hi >= capacity))
+    bad(c, fmt::format("view sizes [{}] strides [{}] offset {} leave the base's storage ({} elements)",
+                       fmt::join(sizes, ", "), fmt::join(strides, ", "), offset, capacity));
+  c.out = {Tensor(make_intrusive<TensorImpl>(base.storage(), base.dtype(), DimVector(sizes), DimVector(strides), offset))};
+}
+
+using Replay = void (*)(Ctx&);
+
+struct Table {
+  std::unordered_map<std::string, Op> ops;
+  Table() {
+    for (int i = 0; i < kNumOps; ++i) ops.emplace(std::string(op_name(static_cast<Op>(i))), static_cast<Op>(i));
+  }
+};
+
+const Table& table() {
+  static const Table t;
+  return t;
+}
+
+void dispatch(Ctx& c) {
+  if (c.n.kind == "as_strided") return replay_as_strided(c);
+  auto it = table().ops.find(c.n.kind);
+  if (it == table().ops.end()) bad(c, "unknown op");
+  const Op op = it->second;
+  switch (op) {
+    case Op::matmul: return replay_matmul(c);
+    case Op::conv2d: return replay_conv2d(c);
+    case Op::conv2d_backward_input: return replay_conv2d_backward_input(c);
+    case Op::max_pool2d:
+    case Op::max_pool2d_with_indices:
+    case Op::avg_pool2d:
+    case Op::adaptive_avg_pool2d: return replay_pool(op, c);
+    case Op::batch_norm_apply: return replay_batch_norm(c);
+    case Op::index_select: return replay_index_select(c);
+    case Op::cat: return replay_cat(c);
+    case Op::softmax:
+    case Op::cumsum: return replay_rowwise(op, c);
+    default: break;
+  }
+  if (op_family(op) == OpFamily::Elementwise) return replay_elementwise(op, c);
+  if (op_family(op) == OpFamily::Reduce) return replay_reduce(op, c);
+  bad(c, "the interpreter cannot run this op yet");
+}
+
+}  // namespace
+
+bool interpreter_supports(const std::string& kind) {
+  if (kind == "as_strided") return true;
+  auto it = table().ops.find(kind);
+  if (it == table().ops.end()) return false;
+  switch (it->second) {
+    case Op::matmul:
+    case Op::conv2d:
+    case Op::conv2d_backward_input:
+    case Op::max_pool2d:
+    case Op::max_pool2d_with_indices:
+    case Op::avg_pool2d:
+    case Op::adaptive_avg_pool2d:
+    case Op::batch_norm_apply:
+    case Op::index_select:
+    case Op::cat:
+    case Op::softmax:
+    case Op::cumsum: return true;
+    default: return op_family(it->second) != OpFamily::Generic;
+  }
+}
+
+void check_inputs(const Graph& g, const std::vector<Tensor>& inputs) {
+  EMBER_CHECK(inputs.size() == g.inputs.size(), "run: the graph takes {} inputs ({}), got {}", g.inputs.size(),
+              [&] {
+                std::vector<std::string> n;
+                for (const NamedValue& v : g.inputs) n.push_back(v.name);
+                return fmt::format("{}", fmt::join(n, ", "));
+              }(),
+              inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const NamedValue& in = g.inputs[i];
+    const TensorType& t = g.type(in.value);
+    const Tensor& x = inputs[i];
+    EMBER_CHECK(x.defined(), "run: input '{}' is undefined; expected {}", in.name, t.str());
+    bool ok = x.dtype() == t.dtype && x.dim() == static_cast<int64_t>(t.shape.size());
+    for (size_t d = 0; ok && d < t.shape.size(); ++d)
+      ok = t.shape[d].is_symbolic() || x.size(static_cast<int64_t>(d)) == t.shape[d].size;
+    EMBER_CHECK(ok, "run: input '{}' must be {}, got {}", in.name, t.str(), shape_of(x));
+  }
+}
+
+std::vector<Tensor> run(const Graph& g, const std::vector<Tensor>& inputs) {
+  check_inputs(g, inputs);
+  TraceHookPause pause;
+  NoGradGuard no_grad;
+  std::vector<Tensor> env(g.values.size());
+  for (size_t i = 0; i < inputs.size(); ++i) env[static_cast<size_t>(g.inputs[i].value)] = inputs[i].contiguous();
+  for (const Constant& c : g.constants) env[static_cast<size_t>(c.value)] = c.data;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    Ctx c{g, n, i, {}, {}};
+    for (int v : n.inputs) c.in.push_back(v == kNoValue ? Tensor() : env.at(static_cast<size_t>(v)));
+    dispatch(c);
+    if (c.out.size() != n.outputs.size()) bad(c, "produced the wrong number of outputs");
+    for (size_t o = 0; o < n.outputs.size(); ++o) {
+      if (n.outputs[o] == kNoValue) continue;
+      const TensorType& t = g.type(n.outputs[o]);
+      const Tensor& r = c.out[o];
+      if (!r.defined() || r.dtype() != t.dtype || r.sizes().vec() != t.sizes())
+        bad(c, fmt::format("output {} is {}, but the graph types it {}", o, r.defined() ? shape_of(r) : "undefined",
+                           t.str()));
+      env[static_cast<size_t>(n.outputs[o])] = r;
+    }
+  }
+  std::vector<Tensor> out;
+  for (const NamedValue& o : g.outputs) out.push_back(env.at(static_cast<size_t>(o.value)));
+  return out;
+}
+
+}  // namespace ember::jit

@@ -1,0 +1,92 @@
+#include "ember/jit/verify.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "ember/core/grad_mode.h"
+#include "ember/jit/interpreter.h"
+
+namespace ember::jit {
+
+namespace {
+
+OutputDiff compare(const std::string& name, const Tensor& eager, const Tensor& graph, Tolerance tol) {
+  OutputDiff d;
+  d.name = name;
+  if (eager.dtype() != graph.dtype() || !eager.sizes().equals(graph.sizes())) {
+    d.problem = fmt::format("eager gives {}[{}], the graph {}[{}]", to_string(eager.dtype()),
+                            fmt::join(eager.sizes(), ", "), to_string(graph.dtype()), fmt::join(graph.sizes(), ", "));
+    return d;
+  }
+  Tensor a = eager.contiguous(), b = graph.contiguous();
+  d.bitwise_equal = std::memcmp(a.data_ptr(), b.data_ptr(), static_cast<size_t>(a.nbytes())) == 0;
+  Tensor a64 = a.to(kFloat64).contiguous(), b64 = b.to(kFloat64).contiguous();
+  const double* pa = a64.data_ptr<double>();
+  const double* pb = b64.data_ptr<double>();
+  bool within = true;
+  for (int64_t i = 0; i < a64.numel(); ++i) {
+    const double x = pa[i], y = pb[i];
+    if (std::isnan(x) || std::isnan(y)) {
+      if (std::isnan(x) != std::isnan(y)) within = false, d.max_abs = INFINITY;
+      continue;
+    }
+    if (x == y) continue;  // equal infinities included
+    const double diff = std::abs(x - y);
+    d.max_abs = std::max(d.max_abs, diff);
+    if (x != 0) d.max_rel = std::max(d.max_rel, diff / std::abs(x));
+    if (!(diff <= tol.atol + tol.rtol * std::abs(x))) within = false;
+  }
+  d.ok = tol.rtol == 0 && tol.atol == 0 ? d.bitwise_equal : within;
+  return d;
+}
+
+}  // namespace
+
+std::string VerifyResult::str() const {
+  std::string s;
+  for (const OutputDiff& d : outputs) {
+    if (!d.problem.empty()) s += fmt::format("{}: MISMATCH {}\n", d.name, d.problem);
+    else
+      s += fmt::format("{}: max abs diff {:.3g}, max rel diff {:.3g}{}{}\n", d.name, d.max_abs, d.max_rel,
+                       d.bitwise_equal ? " (bitwise equal)" : "", d.ok ? "" : " OUT OF TOLERANCE");
+  }
+  return s;
+}
+
+VerifyResult verify(nn::Module& module, const TraceFn& fn, const Graph& graph, const std::vector<Tensor>& inputs,
+                    Tolerance tol) {
+  std::vector<Tensor> eager;
+  {
+    const bool was_training = module.is_training();
+    module.eval();
+    NoGradGuard no_grad;
+    try {
+      eager = fn(inputs);
+    } catch (...) {
+      if (was_training) module.train(true);
+      throw;
+    }
+    if (was_training) module.train(true);
+  }
+  std::vector<Tensor> got = run(graph, inputs);
+  EMBER_CHECK(eager.size() == got.size(), "verify: the module returned {} outputs, the graph {}", eager.size(),
+              got.size());
+  VerifyResult r;
+  r.ok = true;
+  for (size_t i = 0; i < got.size(); ++i) {
+    r.outputs.push_back(compare(graph.outputs[i].name, eager[i], got[i], tol));
+    r.ok = r.ok && r.outputs.back().ok;
+  }
+  return r;
+}
+
+VerifyResult verify(nn::Module& module, const Graph& graph, const std::vector<Tensor>& inputs, Tolerance tol) {
+  EMBER_CHECK(inputs.size() == 1, "verify: module.forward takes one input, got {}", inputs.size());
+  return verify(
+      module, [&](const std::vector<Tensor>& in) { return std::vector<Tensor>{module.forward(in[0])}; }, graph,
+      inputs, tol);
+}
+
+}  // namespace ember::jit
