@@ -15,6 +15,7 @@
 #include "ember/train/config.h"
 #include "ember/train/trainer.h"
 #include "ember/train/zoo.h"
+#include "jit_commands.h"
 
 using namespace ember;
 
@@ -84,6 +85,7 @@ int main(int argc, char** argv) {
 
   CLI::App* version_cmd = app.add_subcommand("version", "print the version");
   CLI::App* info_cmd = app.add_subcommand("info", "print build and machine information");
+  cli::JitCommands jit_cmds(app);  // export, inspect
 
   try {
     app.parse(argc, argv);
@@ -108,6 +110,7 @@ int main(int argc, char** argv) {
                   fmt::format("{}", fmt::join(train::model_names(), ", ")).c_str());
       return kOk;
     }
+    if (auto rc = jit_cmds.run()) return *rc;
     if (*train_cmd) return run_train(train_args, resume_dir);
     if (*eval_cmd) {
       train::evaluate(eval_target, split, std::cout);

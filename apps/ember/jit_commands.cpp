@@ -1,0 +1,238 @@
+// ember export RUN_DIR|CHECKPOINT [--checkpoint best|last] [-o model.ember] [--no-verify]
+//   Rebuilds the run's model from its checkpoint, traces it on a batch of the
+//   run's test data, verifies the graph against eager (bitwise, on that batch
+//   and the next) and writes the .ember file. Exit 1 when verification fails.
+// ember inspect model.ember
+//   Inputs/outputs, op counts, parameters, FLOPs per sample, source run.
+#include "jit_commands.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "ember/core/parallel.h"
+#include "ember/ember.h"
+#include "ember/jit/interpreter.h"
+#include "ember/jit/model_file.h"
+#include "ember/jit/trace.h"
+#include "ember/jit/verify.h"
+#include "ember/train/checkpoint.h"
+#include "ember/train/config.h"
+#include "ember/train/data_setup.h"
+#include "ember/train/zoo.h"
+
+namespace ember::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kOk = 0, kFailed = 1;
+
+// FNV-1a 64: a stable hash of the resolved config text (std::hash is not
+// stable across builds).
+std::string config_hash(const std::string& text) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
+  return fmt::format("{:016x}", h);
+}
+
+std::string read_text(const fs::path& p) {
+  std::ifstream f(p);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// The inputs a batch's input part holds: one tensor, or a tuple of tensors.
+std::vector<Tensor> flatten(const data::Sample& s) {
+  if (s.is_tensor()) return {s.tensor()};
+  EMBER_CHECK(s.is_tuple(), "export: cannot trace a model whose input is {}", s.describe());
+  std::vector<Tensor> out;
+  for (const data::Sample& item : s.items()) {
+    EMBER_CHECK(item.is_tensor(), "export: cannot trace a model whose input is {}", s.describe());
+    out.push_back(item.tensor());
+  }
+  return out;
+}
+
+data::Sample unflatten(const std::vector<Tensor>& in) {
+  if (in.size() == 1) return data::Sample(in[0]);
+  std::vector<data::Sample> items;
+  for (const Tensor& t : in) items.emplace_back(t);
+  return data::Sample::tuple(std::move(items));
+}
+
+bool fits(const jit::Graph& g, const std::vector<Tensor>& inputs) {
+  try {
+    jit::check_inputs(g, inputs);
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+int run_export(const std::string& target, const std::string& which, std::string output, bool verify_it) {
+  const bool is_dir = fs::is_directory(target);
+  const fs::path ckpt_path = is_dir ? fs::path(target) / (which + ".ckpt") : fs::path(target);
+  if (!fs::exists(ckpt_path))
+    throw train::ConfigError(fmt::format("export: '{}' does not exist{}", ckpt_path.string(),
+                                         is_dir ? " (the run has no such checkpoint yet)" : ""));
+  const fs::path run_dir = is_dir ? fs::path(target) : ckpt_path.parent_path();
+  train::Checkpoint ckpt = train::load_checkpoint(ckpt_path.string());
+  train::Config c = train::config_from_yaml(ckpt.config_yaml, ckpt_path.string() + " (config)");
+  if (c.get_int("train.threads") > 0) set_num_threads(static_cast<int>(c.get_int("train.threads")));
+  manual_seed(static_cast<uint64_t>(c.get_int("train.seed")));
+  train::DataBundle data = train::build_data(c);
+  nn::ModulePtr model = train::build_model(c, data.info);
+  model->load_state_dict(ckpt.model, true);
+
+  // Example inputs: the first two test batches (the second checks that the
+  // graph did not bake the first one's values in).
+  std::vector<std::vector<Tensor>> batches;
+  {
+    auto loader = train::make_loader(c, data.test, false);
+    for (data::Sample& batch : *loader) {
+      batches.push_back(flatten(batch[0]));
+      if (batches.size() == 2) break;
+    }
+  }
+  EMBER_CHECK(!batches.empty(), "export: the run's test split is empty; nothing to trace with");
+  jit::TraceFn fn = [&](const std::vector<Tensor>& in) {
+    return std::vector<Tensor>{train::model_forward(*model, unflatten(in))};
+  };
+  jit::TraceOptions opts;
+  opts.input_names = batches[0].size() == 1 ? std::vector<std::string>{"input"}
+                                            : std::vector<std::string>{"tokens", "lengths"};
+  if (opts.input_names.size() != batches[0].size()) opts.input_names.clear();
+  opts.output_names = {"output"};
+  jit::ModelFile m;
+  m.graph = jit::trace(*model, fn, batches[0], opts);
+  m.source = {{"run_dir", fs::absolute(run_dir).lexically_normal().string()},
+              {"checkpoint", fs::absolute(ckpt_path).lexically_normal().string()},
+              {"config_hash", config_hash(ckpt.config_yaml)},
+              {"model", c.get_string("model.name")},
+              {"epoch", std::to_string(ckpt.epoch)},
+              {"trained_with", "ember " + ckpt.ember_version}};
+  const fs::path env = run_dir / "env.json";
+  if (fs::exists(env)) {
+    std::smatch match;
+    std::string text = read_text(env);
+    if (std::regex_search(text, match, std::regex("\"git_commit\"\\s*:\\s*\"([^\"]*)\"")))
+      m.source["commit"] = match[1];
+  }
+  if (!data.info.class_names.empty()) m.source["class_names"] = fmt::format("{}", fmt::join(data.info.class_names, ","));
+
+  if (output.empty()) output = (run_dir / "model.ember").string();
+  jit::save_model(m, output);
+  // Verify what was written: the file as a deployment would load it.
+  bool ok = true;
+  if (verify_it) {
+    jit::ModelFile back = jit::load_model(output);
+    for (size_t i = 0; i < batches.size(); ++i) {
+      if (i > 0 && !fits(back.graph, batches[i])) continue;  // a short last batch: another shape
+      jit::VerifyResult r = jit::verify(*model, fn, back.graph, batches[i]);
+      for (const jit::OutputDiff& d : r.outputs)
+        std::printf("verify batch %zu: %s: max abs diff %.3g, max rel diff %.3g%s%s\n", i, d.name.c_str(), d.max_abs,
+                    d.max_rel, d.bitwise_equal ? " (bitwise equal)" : "",
+                    d.ok ? "" : (d.problem.empty() ? " OUT OF TOLERANCE" : (" " + d.problem).c_str()));
+      ok = ok && r.ok;
+    }
+  }
+  int64_t params = 0;
+  for (const jit::Constant& k : m.graph.constants)
+    if (k.kind == jit::Constant::Kind::Parameter) params += k.data.numel();
+  std::printf("%s %s: %zu nodes, %lld parameters, %s\n", ok ? "wrote" : "wrote (verification FAILED)",
+              output.c_str(), m.graph.nodes.size(), static_cast<long long>(params),
+              verify_it ? (ok ? "verified bitwise against eager" : "graph differs from eager") : "not verified");
+  return ok ? kOk : kFailed;
+}
+
+// Multiply-adds x 2 of the matmul and convolution nodes (the bulk of a model's work).
+double flops(const jit::Graph& g) {
+  double f = 0;
+  for (const jit::Node& n : g.nodes) {
+    if (n.kind == "matmul" && n.outputs[0] != jit::kNoValue) {
+      auto out = g.type(n.outputs[0]).sizes();
+      auto a = g.type(n.inputs[0]).sizes();
+      double numel = 1;
+      for (int64_t s : out) numel *= static_cast<double>(s);
+      f += 2 * numel * static_cast<double>(a.back());
+    } else if ((n.kind == "conv2d" || n.kind == "conv2d_backward_input") && n.outputs[0] != jit::kNoValue) {
+      auto out = g.type(n.outputs[0]).sizes();
+      auto w = g.type(n.inputs[1]).sizes();
+      auto big = n.kind == "conv2d" ? out : g.type(n.inputs[0]).sizes();
+      double numel = 1;
+      for (int64_t s : big) numel *= static_cast<double>(s);
+      f += 2 * numel * static_cast<double>(w[1] * w[2] * w[3]);
+    }
+  }
+  return f;
+}
+
+std::string human(double v) {
+  const char* units[] = {"", "K", "M", "G", "T"};
+  int u = 0;
+  while (v >= 1000 && u < 4) v /= 1000, ++u;
+  return fmt::format("{:.3g}{}", v, units[u]);
+}
+
+int run_inspect(const std::string& path) {
+  jit::ModelFile m = jit::load_model(path);
+  const jit::Graph& g = m.graph;
+  std::printf("%s: Ember model, format version %d, written by %s\n", path.c_str(), m.format_version,
+              m.producer.c_str());
+  std::printf("inputs:\n");
+  for (const jit::NamedValue& v : g.inputs) std::printf("  %s: %s\n", v.name.c_str(), g.type(v.value).str().c_str());
+  std::printf("outputs:\n");
+  for (const jit::NamedValue& v : g.outputs) std::printf("  %s: %s\n", v.name.c_str(), g.type(v.value).str().c_str());
+  std::printf("ops (%zu nodes):\n", g.nodes.size());
+  for (const auto& [kind, count] : g.op_counts()) std::printf("  %-26s %lld\n", kind.c_str(), static_cast<long long>(count));
+  int64_t counts[3] = {0, 0, 0}, elems[3] = {0, 0, 0}, bytes = 0;
+  for (const jit::Constant& c : g.constants) {
+    int k = static_cast<int>(c.kind);
+    ++counts[k];
+    elems[k] += c.data.numel();
+    bytes += c.data.nbytes();
+  }
+  std::printf("parameters: %lld in %lld tensors; buffers: %lld in %lld; inline constants: %lld in %lld (%s bytes)\n",
+              static_cast<long long>(elems[0]), static_cast<long long>(counts[0]), static_cast<long long>(elems[1]),
+              static_cast<long long>(counts[1]), static_cast<long long>(elems[2]), static_cast<long long>(counts[2]),
+              human(static_cast<double>(bytes)).c_str());
+  const auto in0 = g.inputs.empty() ? std::vector<int64_t>{} : g.type(g.inputs[0].value).sizes();
+  const int64_t batch = in0.empty() || in0[0] == 0 ? 1 : in0[0];
+  std::printf("FLOPs per sample (matmul + conv): %s (traced batch %lld)\n",
+              human(flops(g) / static_cast<double>(batch)).c_str(), static_cast<long long>(batch));
+  if (!m.source.empty()) {
+    std::printf("source:\n");
+    for (const auto& [k, v] : m.source) std::printf("  %s: %s\n", k.c_str(), v.c_str());
+  }
+  return kOk;
+}
+
+}  // namespace
+
+JitCommands::JitCommands(CLI::App& app) {
+  export_ = app.add_subcommand("export", "trace a trained run into a .ember model file and verify it");
+  export_->add_option("target", target_, "RUN_DIR or CHECKPOINT")->required();
+  export_->add_option("--checkpoint", checkpoint_, "which checkpoint of RUN_DIR: best or last")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"best", "last"}));
+  export_->add_option("-o,--output", output_, "the .ember file to write (default RUN_DIR/model.ember)");
+  export_->add_flag("--no-verify", no_verify_, "skip comparing the exported graph with the eager model");
+  inspect_ = app.add_subcommand("inspect", "show a .ember model: inputs, outputs, ops, parameters, source run");
+  inspect_->add_option("model", model_path_, "model.ember")->required();
+}
+
+std::optional<int> JitCommands::run() {
+  if (*export_) return run_export(target_, checkpoint_, output_, !no_verify_);
+  if (*inspect_) return run_inspect(model_path_);
+  return std::nullopt;
+}
+
+}  // namespace ember::cli

@@ -1,0 +1,108 @@
+// `ember export` and `ember inspect` end to end on a short training run.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "ember/ember.h"
+#include "ember/jit/interpreter.h"
+#include "ember/jit/model_file.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int code;
+  std::string output;  // stdout + stderr
+};
+
+Result ember_cli(const std::string& args) {
+  std::string cmd = std::string(EMBER_CLI) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buf;
+  while (size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
+  int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+class CliExport : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    root_ = fs::temp_directory_path() / fmt::format("ember_cli_export_{}", ::getpid());
+    fs::remove_all(root_);
+    std::string cfg = std::string(EMBER_SOURCE_DIR) + "/configs/fashion_mnist_cnn.yaml";
+    Result r = ember_cli("train " + cfg +
+                         " model.channels=[4,8] model.hidden=16 data.limit_train=256 data.limit_test=96 "
+                         "data.batch_size=32 train.epochs=1 train.threads=2 log.root=" +
+                         root_.string() + " log.name=exp");
+    ASSERT_EQ(r.code, 0) << r.output;
+    run_ = fs::directory_iterator(root_)->path();
+  }
+  static void TearDownTestSuite() { fs::remove_all(root_); }
+
+  static fs::path root_, run_;
+};
+fs::path CliExport::root_, CliExport::run_;
+
+TEST_F(CliExport, ExportVerifiesWritesAndInspectShowsTheModel) {
+  Result e = ember_cli("export " + run_.string());
+  ASSERT_EQ(e.code, 0) << e.output;
+  EXPECT_TRUE(contains(e.output, "verify batch 0: output: max abs diff 0, max rel diff 0 (bitwise equal)")) << e.output;
+  EXPECT_TRUE(contains(e.output, "verify batch 1: output")) << e.output;
+  EXPECT_TRUE(contains(e.output, "verified bitwise against eager")) << e.output;
+  const fs::path model = run_ / "model.ember";
+  ASSERT_TRUE(fs::exists(model));
+
+  // The file stands on its own: the graph runs without the training stack.
+  ember::jit::ModelFile m = ember::jit::load_model(model.string());
+  EXPECT_EQ(m.source.at("model"), "cnn");
+  EXPECT_EQ(m.source.at("run_dir"), fs::absolute(run_).lexically_normal().string());
+  EXPECT_TRUE(contains(m.source.at("checkpoint"), "best.ckpt"));
+  EXPECT_EQ(m.source.at("config_hash").size(), 16u);
+  ASSERT_EQ(m.graph.inputs.size(), 1u);
+  EXPECT_EQ(m.graph.type(m.graph.inputs[0].value).str(), "float32[32, 1, 28, 28]");
+  ember::Tensor out = ember::jit::run(m.graph, {ember::randn({32, 1, 28, 28})})[0];
+  EXPECT_EQ(out.sizes().vec(), (std::vector<int64_t>{32, 10}));
+
+  Result i = ember_cli("inspect " + model.string());
+  ASSERT_EQ(i.code, 0) << i.output;
+  for (const char* s : {"format version 1", "input: float32[32, 1, 28, 28]", "output: float32[32, 10]", "conv2d",
+                        "batch_norm_apply", "matmul", "parameters:", "FLOPs per sample", "run_dir:", "config_hash:",
+                        "model: cnn"})
+    EXPECT_TRUE(contains(i.output, s)) << s << "\n" << i.output;
+}
+
+TEST_F(CliExport, LastCheckpointAndOutputPath) {
+  const fs::path out = root_ / "last.ember";
+  Result e = ember_cli("export " + run_.string() + " --checkpoint last -o " + out.string());
+  ASSERT_EQ(e.code, 0) << e.output;
+  EXPECT_TRUE(fs::exists(out));
+  EXPECT_TRUE(contains(ember::jit::load_model(out.string()).source.at("checkpoint"), "last.ckpt"));
+  // A checkpoint file works as the target too.
+  Result c = ember_cli("export " + (run_ / "best.ckpt").string() + " -o " + (root_ / "b.ember").string());
+  EXPECT_EQ(c.code, 0) << c.output;
+}
+
+TEST_F(CliExport, ErrorsAndExitCodes) {
+  Result missing = ember_cli("export /nonexistent/run");
+  EXPECT_EQ(missing.code, 2) << missing.output;
+  EXPECT_TRUE(contains(missing.output, "does not exist")) << missing.output;
+  EXPECT_EQ(ember_cli("export " + run_.string() + " --checkpoint middle").code, 2);
+  EXPECT_EQ(ember_cli("inspect").code, 2);
+  // A truncated model file: inspect fails naming the file.
+  const fs::path bad = root_ / "cut.ember";
+  ASSERT_EQ(ember_cli("export " + run_.string() + " -o " + bad.string()).code, 0);
+  fs::resize_file(bad, fs::file_size(bad) / 2);
+  Result i = ember_cli("inspect " + bad.string());
+  EXPECT_EQ(i.code, 1) << i.output;
+  EXPECT_TRUE(contains(i.output, bad.string())) << i.output;
+}
+
+}  // namespace
