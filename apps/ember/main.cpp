@@ -2,7 +2,9 @@
 //   ember train CONFIG.yaml [key=value ...]
 //   ember train --resume RUN_DIR [key=value ...]
 //   ember eval RUN_DIR|CHECKPOINT [--split test]
-// Exit codes: 0 success, 1 the run failed, 2 usage or configuration error.
+// Exit codes: 0 success, 1 the run failed, 2 usage or configuration error
+// (train::ConfigError: a bad config file, key, value or range, or a data
+// file the config names that cannot be used; found before training starts).
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -33,6 +35,7 @@ std::string options_help() {
     if (o.type == train::ValueType::String) def = "\"" + def + "\"";
     out += fmt::format("  {:<34} {:<12} {}", o.key, def, o.help);
     if (!o.choices.empty()) out += fmt::format(" [{}]", fmt::join(o.choices, ", "));
+    if (!o.range.empty()) out += fmt::format(" (in {})", o.range);
     out += "\n";
   };
   for (const train::OptionSpec& o : base.options())

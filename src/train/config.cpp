@@ -1,6 +1,7 @@
 // Config: typed options from a schema, set from YAML text and overrides.
 #include "ember/train/config.h"
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <sstream>
 
 namespace ember::train {
@@ -175,6 +177,58 @@ Value parse_value(const OptionSpec& spec, std::string_view raw, std::string_view
   config_error("unreachable");
 }
 
+std::string float_text(double d) {
+  if (std::isnan(d)) return ".nan";
+  if (std::isinf(d)) return d > 0 ? ".inf" : "-.inf";
+  std::string s = fmt::format("{}", d);  // shortest text that reads back exactly
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s;
+}
+
+// An interval of OptionSpec::range: "[0, 1)", "(0, inf)".
+struct Bounds {
+  double lo = -INFINITY, hi = INFINITY;
+  bool lo_closed = false, hi_closed = false;
+  bool contains(double v) const { return (lo_closed ? v >= lo : v > lo) && (hi_closed ? v <= hi : v < hi); }
+};
+
+bool parse_bounds(std::string_view text, Bounds& b) {
+  std::string t = trim(text);
+  if (t.size() < 5 || (t.front() != '[' && t.front() != '(') || (t.back() != ']' && t.back() != ')')) return false;
+  size_t comma = t.find(',');
+  if (comma == std::string::npos) return false;
+  auto number = [](const std::string& x, double& out) { return parse_float(trim(x), out) && !std::isnan(out); };
+  b.lo_closed = t.front() == '[';
+  b.hi_closed = t.back() == ']';
+  return number(t.substr(1, comma - 1), b.lo) && number(t.substr(comma + 1, t.size() - comma - 2), b.hi) &&
+         b.lo <= b.hi;
+}
+
+// Numbers (and numeric list items) of `v` lie in the spec's range; floats
+// are finite unless the range closes on an infinity. The message names the
+// key, the range and the value.
+void check_range(const OptionSpec& spec, const Value& v, std::string_view origin) {
+  Bounds b;  // no range: any finite number
+  if (!spec.range.empty() && !parse_bounds(spec.range, b))
+    config_error(fmt::format("Schema: option '{}' has a malformed range '{}'", spec.key, spec.range));
+  const bool list = std::holds_alternative<std::vector<int64_t>>(v) || std::holds_alternative<std::vector<double>>(v);
+  auto check = [&](double x, const std::string& text) {
+    if (b.contains(x)) return;
+    std::string what = list ? fmt::format("every item of config key '{}'", spec.key)
+                            : fmt::format("config key '{}'", spec.key);
+    if (std::isnan(x)) config_error(with_origin(origin, fmt::format("{} must be a number, got {}", what, text)));
+    if (spec.range.empty())
+      config_error(with_origin(origin, fmt::format("{} must be a finite number, got {}", what, text)));
+    config_error(with_origin(origin, fmt::format("{} must be in {}, got {}", what, spec.range, text)));
+  };
+  if (const auto* i = std::get_if<int64_t>(&v)) check(static_cast<double>(*i), std::to_string(*i));
+  if (const auto* d = std::get_if<double>(&v)) check(*d, float_text(*d));
+  if (const auto* il = std::get_if<std::vector<int64_t>>(&v))
+    for (int64_t x : *il) check(static_cast<double>(x), std::to_string(x));
+  if (const auto* dl = std::get_if<std::vector<double>>(&v))
+    for (double x : *dl) check(x, float_text(x));
+}
+
 bool value_matches(ValueType t, const Value& v) {
   switch (t) {
     case ValueType::Int: return std::holds_alternative<int64_t>(v);
@@ -186,14 +240,6 @@ bool value_matches(ValueType t, const Value& v) {
     case ValueType::StringList: return std::holds_alternative<std::vector<std::string>>(v);
   }
   return false;
-}
-
-std::string float_text(double d) {
-  if (std::isnan(d)) return ".nan";
-  if (std::isinf(d)) return d > 0 ? ".inf" : "-.inf";
-  std::string s = fmt::format("{}", d);  // shortest text that reads back exactly
-  if (s.find_first_of(".e") == std::string::npos) s += ".0";
-  return s;
 }
 
 }  // namespace
@@ -239,6 +285,10 @@ Schema::Schema(std::initializer_list<OptionSpec> options) {
 void Schema::add(OptionSpec spec) {
   EMBER_CHECK(value_matches(spec.type, spec.default_value), "Schema: default of '{}' is not {}", spec.key,
               value_type_name(spec.type));
+  Bounds bounds;
+  EMBER_CHECK(spec.range.empty() || parse_bounds(spec.range, bounds),
+              "Schema: range of '{}' must read like \"[0, 1)\" or \"(0, inf)\", got '{}'", spec.key, spec.range);
+  check_range(spec, spec.default_value, "Schema: the default");
   for (OptionSpec& o : options_) {
     if (o.key == spec.key) {
       o = std::move(spec);
@@ -303,7 +353,9 @@ const OptionSpec& require_key(const Schema& schema, std::string_view key, std::s
 
 void Config::set_text(std::string_view key, std::string_view text, std::string_view origin) {
   const OptionSpec& spec = require_key(schema_, key, origin);
-  values_[spec.key] = parse_value(spec, text, origin);
+  Value v = parse_value(spec, text, origin);
+  check_range(spec, v, origin);
+  values_[spec.key] = std::move(v);
   set_.insert(spec.key);
 }
 
@@ -312,6 +364,7 @@ void Config::set(std::string_view key, Value value) {
   if (!value_matches(spec.type, value))
     config_error(fmt::format("config key '{}' expects {}, got '{}'", key, value_type_name(spec.type),
                              value_to_text(value)));
+  check_range(spec, value, "");
   values_[spec.key] = std::move(value);
   set_.insert(spec.key);
 }
@@ -444,44 +497,202 @@ Config Config::rebased(Schema schema) const {
 namespace {
 std::string mark_text(const YAML::Mark& m) { return fmt::format("{}:{}", m.line + 1, m.column + 1); }
 
-void flatten_node(const YAML::Node& node, const std::string& prefix, const std::string& source,
-                  std::vector<YamlEntry>& out) {
-  if (node.IsMap()) {
-    for (const auto& kv : node) {
-      std::string key = kv.first.as<std::string>();
-      std::string full = prefix.empty() ? key : prefix + "." + key;
-      const YAML::Node& v = kv.second;
-      if (v.IsMap()) {
-        flatten_node(v, full, source, out);
-      } else if (v.IsSequence()) {
+// Note [bounded YAML]: YAML::Load builds a node graph in which an alias
+// shares the anchored node, so loading an alias bomb is cheap and walking
+// it is exponential (issue 13: a 563-byte config took 26 s and 689 MB; 9
+// lines of 4-way aliases took 118 s in flatten_yaml), and an alias inside
+// its own anchor made the walk recurse until the stack overflowed. Instead, the parser's events build a tree here in which each
+// node knows its size after expansion, so the limits (depth, alias count,
+// expanded size) are checked as each event arrives, before any traversal,
+// and an alias to a node still open is refused.
+struct YNode {
+  enum class Kind { Null, Scalar, Seq, Map } kind = Kind::Null;
+  YAML::Mark mark;
+  std::string scalar;
+  std::vector<std::shared_ptr<const YNode>> items;  // Seq: items; Map: key, value, key, value, ...
+  size_t expanded = 1;                              // nodes after expanding aliases
+};
+using YNodePtr = std::shared_ptr<const YNode>;
+
+const char* kind_name(YNode::Kind k) {
+  switch (k) {
+    case YNode::Kind::Null: return "null (an empty value)";
+    case YNode::Kind::Scalar: return "a scalar";
+    case YNode::Kind::Seq: return "a sequence";
+    case YNode::Kind::Map: return "a mapping";
+  }
+  return "?";
+}
+
+class TreeBuilder : public YAML::EventHandler {
+ public:
+  explicit TreeBuilder(const std::string& source) : source_(source) {}
+
+  YNodePtr root() const { return root_; }
+
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    add(leaf(mark, YNode::Kind::Null, ""), anchor);
+  }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor, const std::string& value) override {
+    add(leaf(mark, YNode::Kind::Scalar, value), anchor);
+  }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    if (++aliases_ > kMaxConfigAliases)
+      fail(mark, fmt::format("more than {} YAML aliases (*name); a config needs few, if any", kMaxConfigAliases));
+    auto it = anchors_.find(anchor);
+    if (it == anchors_.end()) fail(mark, "alias to an undefined anchor");
+    for (const auto& o : open_)
+      if (o == it->second) fail(mark, "alias to a node that contains it (a recursive YAML structure)");
+    count(mark, it->second->expanded);
+    attach(mark, it->second);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    start(mark, YNode::Kind::Seq, anchor);
+  }
+  void OnSequenceEnd() override { finish(); }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value) override {
+    start(mark, YNode::Kind::Map, anchor);
+  }
+  void OnMapEnd() override { finish(); }
+
+ private:
+  [[noreturn]] void fail(const YAML::Mark& mark, const std::string& what) const {
+    config_error(fmt::format("{}:{}: {}", source_, mark_text(mark), what));
+  }
+
+  // Every node, and every alias by the size of what it stands for, counts
+  // towards the expanded size of the document.
+  void count(const YAML::Mark& mark, size_t nodes) {
+    total_ += nodes;
+    if (total_ > kMaxConfigNodes)
+      fail(mark, fmt::format("the YAML document expands to more than {} nodes (aliases of aliases?); a config "
+                             "has a few hundred", kMaxConfigNodes));
+  }
+
+  std::shared_ptr<YNode> leaf(const YAML::Mark& mark, YNode::Kind kind, const std::string& text) {
+    count(mark, 1);
+    auto n = std::make_shared<YNode>();
+    n->kind = kind;
+    n->mark = mark;
+    n->scalar = text;
+    return n;
+  }
+
+  void add(const std::shared_ptr<YNode>& n, YAML::anchor_t anchor) {
+    if (anchor != YAML::NullAnchor) anchors_[anchor] = n;
+    attach(n->mark, n);
+  }
+
+  void attach(const YAML::Mark& mark, const YNodePtr& n) {
+    if (open_.empty()) {
+      root_ = n;
+      return;
+    }
+    YNode& parent = *open_.back();
+    // Keys are plain names: a collection as a key ("? [a, b]") is refused here.
+    if (parent.kind == YNode::Kind::Map && parent.items.size() % 2 == 0 && n->kind != YNode::Kind::Scalar)
+      fail(mark, fmt::format("a config key must be a plain name, not {} (YAML complex keys are not supported)",
+                             kind_name(n->kind)));
+    parent.items.push_back(n);
+    parent.expanded += n->expanded;
+  }
+
+  void start(const YAML::Mark& mark, YNode::Kind kind, YAML::anchor_t anchor) {
+    if (open_.size() >= static_cast<size_t>(kMaxConfigDepth))
+      fail(mark, fmt::format("YAML collections nested more than {} deep; a config nests three or four",
+                             kMaxConfigDepth));
+    auto n = leaf(mark, kind, "");
+    if (anchor != YAML::NullAnchor) anchors_[anchor] = n;
+    open_.push_back(n);
+  }
+
+  void finish() {
+    std::shared_ptr<YNode> n = std::move(open_.back());
+    open_.pop_back();
+    attach(n->mark, n);
+  }
+
+  const std::string& source_;
+  YNodePtr root_;
+  std::vector<std::shared_ptr<YNode>> open_;  // collections not yet ended
+  std::map<YAML::anchor_t, YNodePtr> anchors_;
+  size_t aliases_ = 0, total_ = 0;
+};
+
+YNodePtr parse_bounded(const std::string& yaml_text, const std::string& source) {
+  if (yaml_text.size() > kMaxConfigBytes)
+    config_error(fmt::format("{}: {} bytes is too large for a config file (at most {} bytes)", source,
+                             yaml_text.size(), kMaxConfigBytes));
+  std::istringstream in(yaml_text);
+  TreeBuilder builder(source);
+  try {
+    YAML::Parser parser(in);
+    if (!parser.HandleNextDocument(builder)) return nullptr;  // empty or comments only
+    TreeBuilder rest(source);
+    if (parser.HandleNextDocument(rest))
+      config_error(fmt::format("{}: more than one YAML document ('---'); a config file is one mapping", source));
+  } catch (const YAML::Exception& e) {
+    config_error(fmt::format("{}:{}: malformed YAML: {}", source, mark_text(e.mark), e.msg));
+  }
+  return builder.root();
+}
+
+struct Flattener {
+  const std::string& source;
+  std::vector<YamlEntry>& out;
+  std::map<std::string, std::string> where;  // flat key -> position, to refuse a key set twice
+
+  void entry(const std::string& key, std::string text, bool is_list, const YAML::Mark& mark) {
+    auto [it, fresh] = where.emplace(key, mark_text(mark));
+    if (!fresh)
+      config_error(fmt::format("{}:{}: config key '{}' is set twice (first at {}:{}); remove one", source,
+                               mark_text(mark), key, source, it->second));
+    out.push_back({key, std::move(text), is_list, mark_text(mark)});
+  }
+
+  void map(const YNode& node, const std::string& prefix) {
+    // Within one mapping a repeated key (or section) is an error, with both lines.
+    std::map<std::string, YAML::Mark> seen;
+    for (size_t i = 0; i + 1 < node.items.size(); i += 2) {
+      const YNode& k = *node.items[i];
+      const YNode& v = *node.items[i + 1];
+      auto [it, fresh] = seen.emplace(k.scalar, k.mark);
+      if (!fresh)
+        config_error(fmt::format("{}:{}: duplicate key '{}' (first at line {}); a key may appear once in a mapping, so "
+                                 "remove or merge one of them",
+                                 source, mark_text(k.mark), k.scalar, it->second.line + 1));
+      std::string full = prefix.empty() ? k.scalar : prefix + "." + k.scalar;
+      if (v.kind == YNode::Kind::Map) {
+        map(v, full);
+      } else if (v.kind == YNode::Kind::Seq) {
         std::vector<std::string> items;
-        for (const auto& item : v) {
-          if (!item.IsScalar())
-            config_error(fmt::format("{}:{}: config key '{}' must be a list of plain values", source,
-                                     mark_text(item.Mark()), full));
-          items.push_back(item.Scalar());
+        for (const YNodePtr& item : v.items) {
+          if (item->kind != YNode::Kind::Scalar)
+            config_error(fmt::format("{}:{}: config key '{}' must be a list of plain values, got {} as an item",
+                                     source, mark_text(item->mark), full, kind_name(item->kind)));
+          items.push_back(item->scalar);
         }
-        out.push_back({full, fmt::format("[{}]", fmt::join(items, ", ")), true, mark_text(kv.first.Mark())});
+        entry(full, fmt::format("[{}]", fmt::join(items, ", ")), true, k.mark);
       } else {
-        out.push_back({full, v.IsNull() ? std::string() : v.Scalar(), false, mark_text(kv.first.Mark())});
+        entry(full, v.kind == YNode::Kind::Null ? std::string() : v.scalar, false, k.mark);
       }
     }
-  } else if (!node.IsNull()) {
-    config_error(fmt::format("{}:{}: a config file must be a mapping of sections (model:, data:, ...)", source,
-                             mark_text(node.Mark())));
   }
-}
+};
 }  // namespace
 
 std::vector<YamlEntry> flatten_yaml(const std::string& yaml_text, const std::string& source_name) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(yaml_text);
-  } catch (const YAML::Exception& e) {
-    config_error(fmt::format("{}:{}: malformed YAML: {}", source_name, mark_text(e.mark), e.msg));
-  }
+  YNodePtr root = parse_bounded(yaml_text, source_name);
   std::vector<YamlEntry> out;
-  flatten_node(root, "", source_name, out);
+  if (!root || root->kind == YNode::Kind::Null) return out;
+  if (root->kind != YNode::Kind::Map)
+    config_error(fmt::format("{}:{}: a config file must be a mapping of sections (model:, data:, ...)", source_name,
+                             mark_text(root->mark)));
+  Flattener{source_name, out, {}}.map(*root, "");
   return out;
 }
 
@@ -505,9 +716,13 @@ Config load_config(const std::string& path, const std::vector<std::string>& over
   if (!path.empty()) {
     std::ifstream in(path, std::ios::binary);
     if (!in) config_error(fmt::format("cannot read config file '{}': {}", path, std::strerror(errno)));
-    std::stringstream ss;
-    ss << in.rdbuf();
-    entries = flatten_yaml(ss.str(), path);
+    // Read at most one byte past the limit: a data file given by mistake is
+    // refused without being read whole.
+    std::string text(kMaxConfigBytes + 1, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    if (in.bad()) config_error(fmt::format("cannot read config file '{}': {}", path, std::strerror(errno)));
+    text.resize(static_cast<size_t>(in.gcount()));
+    entries = flatten_yaml(text, path);
   }
   return resolve(entries, path, overrides);
 }

@@ -23,28 +23,32 @@ Schema data_schema() {
       {"data.label_column", ValueType::String, std::string("label"), "label column (csv)"},
       {"data.task", ValueType::String, std::string("classification"), "csv: class labels or numeric targets "
        "(regression: MSE loss, MSE/MAE metrics)", {"classification", "regression"}},
-      {"data.val_fraction", ValueType::Float, 0.1, "fraction of the training set held out for validation"},
-      {"data.batch_size", ValueType::Int, int64_t{128}, "training batch size"},
+      {"data.val_fraction", ValueType::Float, 0.1, "fraction of the training set held out for validation",
+       {}, "[0, 1)"},
+      {"data.batch_size", ValueType::Int, int64_t{128}, "training batch size", {}, "[1, inf)"},
       {"data.eval_batch_size", ValueType::Int, int64_t{0}, "batch size of validation and test (0: data.batch_size, "
-       "so evaluation reuses the training step's cached buffers)"},
-      {"data.num_workers", ValueType::Int, int64_t{2}, "loader worker threads (0: load in the training thread)"},
-      {"data.prefetch_factor", ValueType::Int, int64_t{2}, "batches each worker loads ahead"},
+       "so evaluation reuses the training step's cached buffers)", {}, "[0, inf)"},
+      {"data.num_workers", ValueType::Int, int64_t{2}, "loader worker threads (0: load in the training thread)",
+       {}, "[0, 256]"},
+      {"data.prefetch_factor", ValueType::Int, int64_t{2}, "batches each worker loads ahead", {}, "[1, 1024]"},
       {"data.drop_last", ValueType::Bool, false, "drop the last incomplete training batch"},
       {"data.cache", ValueType::Bool, false, "keep decoded samples in memory after the first epoch"},
       {"data.augment", ValueType::StringList, S{}, "training augmentation, in order",
        {"random_crop", "hflip", "rotation", "erasing"}},
-      {"data.crop_padding", ValueType::Int, int64_t{4}, "padding of random_crop"},
-      {"data.rotation_degrees", ValueType::Float, 10.0, "maximum angle of rotation"},
-      {"data.erasing_p", ValueType::Float, 0.5, "probability of erasing"},
+      {"data.crop_padding", ValueType::Int, int64_t{4}, "padding of random_crop", {}, "[0, inf)"},
+      {"data.rotation_degrees", ValueType::Float, 10.0, "maximum angle of rotation", {}, "[0, 360]"},
+      {"data.erasing_p", ValueType::Float, 0.5, "probability of erasing", {}, "[0, 1]"},
       {"data.normalize", ValueType::Bool, true, "normalise images with mean/std"},
       {"data.mean", ValueType::FloatList, F{}, "per-channel mean (empty: the data set's)"},
-      {"data.std", ValueType::FloatList, F{}, "per-channel std (empty: the data set's)"},
-      {"data.image_size", ValueType::Int, int64_t{32}, "images are resized to this square size (image_folder)"},
-      {"data.channels", ValueType::Int, int64_t{3}, "image channels (image_folder)"},
+      {"data.std", ValueType::FloatList, F{}, "per-channel std (empty: the data set's)", {}, "(0, inf)"},
+      {"data.image_size", ValueType::Int, int64_t{32}, "images are resized to this square size (image_folder)",
+       {}, "[1, 65536]"},
+      {"data.channels", ValueType::Int, int64_t{3}, "image channels (image_folder)", {}, "[1, 4]"},
       {"data.tokenizer", ValueType::String, std::string("whitespace"), "text tokenizer", {"whitespace", "char"}},
-      {"data.min_freq", ValueType::Int, int64_t{1}, "minimum token count for the vocabulary (text)"},
-      {"data.limit_train", ValueType::Int, int64_t{0}, "use only the first N training samples (0: all)"},
-      {"data.limit_test", ValueType::Int, int64_t{0}, "use only the first N test samples (0: all)"},
+      {"data.min_freq", ValueType::Int, int64_t{1}, "minimum token count for the vocabulary (text)", {}, "[1, inf)"},
+      {"data.limit_train", ValueType::Int, int64_t{0}, "use only the first N training samples (0: all)",
+       {}, "[0, inf)"},
+      {"data.limit_test", ValueType::Int, int64_t{0}, "use only the first N test samples (0: all)", {}, "[0, inf)"},
   };
 }
 
@@ -62,6 +66,27 @@ DatasetPtr limit(DatasetPtr ds, int64_t n) {
 void require_file(const std::string& key, const std::string& path) {
   if (path.empty()) config_error(fmt::format("{} is required for data.dataset = the chosen data set", key));
   if (!fs::exists(path)) config_error(fmt::format("{}: file '{}' does not exist", key, path));
+}
+
+// More integer class ids than any classifier here is built for: a label
+// column of ids such as 90210 is not a class index.
+constexpr int64_t kMaxClasses = 100000;
+
+// A file the config names, read into a data set: what is wrong with the file
+// is a configuration error (exit 2 before anything trains) that names the
+// key, the file, the line and the problem.
+template <typename D, typename Options>
+std::shared_ptr<D> read_input(const char* key, const std::string& train_file, const std::string& path,
+                              const Options& opt) {
+  try {
+    return std::make_shared<D>(path, opt);
+  } catch (const ConfigError&) {
+    throw;
+  } catch (const Error& e) {
+    std::string from = train_file.empty() ? "" : fmt::format(" (labels and classes come from data.train_file '{}')",
+                                                             train_file);
+    config_error(fmt::format("{}: {}{}", key, e.what(), from));
+  }
 }
 
 struct Raw {
@@ -122,9 +147,20 @@ Raw load_csv(const Config& c) {
   CsvOptions opt;
   opt.label_column = c.get_string("data.label_column");
   opt.regression = c.get_string("data.task") == "regression";
-  auto train = std::make_shared<CsvDataset>(c.get_string("data.train_file"), opt);
+  const std::string& train_file = c.get_string("data.train_file");
+  auto train = read_input<CsvDataset>("data.train_file", "", train_file, opt);
   opt.classes = train->classes();
-  auto test = std::make_shared<CsvDataset>(c.get_string("data.test_file"), opt);
+  if (!opt.regression && opt.classes.empty()) {
+    // Integer labels: the test split must use the training split's ids, or
+    // a test label the model has no output for fails inside the loss.
+    const int64_t max_label = train->labels().max().item<int64_t>();
+    if (max_label >= kMaxClasses)
+      config_error(fmt::format("data.train_file: '{}' has label {} in column '{}': integer labels are class ids "
+                               "0..K-1 (at most {} classes); use names for other labels",
+                               train_file, max_label, opt.label_column, kMaxClasses));
+    opt.num_classes = max_label + 1;
+  }
+  auto test = read_input<CsvDataset>("data.test_file", train_file, c.get_string("data.test_file"), opt);
   Raw r;
   r.csv_train = train;
   r.csv_test = test;
@@ -137,7 +173,7 @@ Raw load_csv(const Config& c) {
     return r;
   }
   int64_t classes = static_cast<int64_t>(train->classes().size());
-  if (classes == 0) classes = train->labels().numel() ? train->labels().max().item<int64_t>() + 1 : 0;
+  if (classes == 0) classes = opt.num_classes;
   r.info.num_classes = classes;
   r.info.class_names = train->classes();
   if (r.info.class_names.empty())
@@ -179,10 +215,11 @@ Raw load_text(const Config& c) {
   TextOptions opt;
   opt.tokenizer = c.get_string("data.tokenizer") == "char" ? Tokenizer::Character : Tokenizer::Whitespace;
   opt.min_freq = c.get_int("data.min_freq");
-  auto train = std::make_shared<TextDataset>(c.get_string("data.train_file"), opt);
+  const std::string& train_file = c.get_string("data.train_file");
+  auto train = read_input<TextDataset>("data.train_file", "", train_file, opt);
   opt.vocab = train->vocab();  // the vocabulary comes from the training split only
   opt.classes = train->classes();
-  auto test = std::make_shared<TextDataset>(c.get_string("data.test_file"), opt);
+  auto test = read_input<TextDataset>("data.test_file", train_file, c.get_string("data.test_file"), opt);
   Raw r;
   r.train = train;
   r.test = test;

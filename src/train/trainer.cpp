@@ -369,7 +369,7 @@ void Trainer::State::train_one_epoch(MetricsTable::Row& row) {
 
   Clock::time_point t0 = Clock::now();
   double wait = 0;
-  int64_t images = 0, skipped = 0;
+  int64_t images = 0, finite_images = 0, skipped = 0;
   double loss_sum = 0;
   Clock::time_point tw = Clock::now();
   auto it = train_loader->begin();
@@ -405,9 +405,11 @@ void Trainer::State::train_one_epoch(MetricsTable::Row& row) {
       if (info.task == Task::Regression) rm.update(output.detach(), target, lv);
       else cm.update(output.detach(), target, lv);
       loss_sum += lv * static_cast<double>(bs);
+      finite_images += bs;
     }
     images += bs;
-    progress.update(i + 1, images ? loss_sum / static_cast<double>(images) : 0.0,
+    // The running loss is over the steps that counted (NaN until one did).
+    progress.update(i + 1, finite_images ? loss_sum / static_cast<double>(finite_images) : NAN,
                     static_cast<double>(images) / seconds_since(t0));
     tw = Clock::now();
     ++it;
@@ -416,6 +418,13 @@ void Trainer::State::train_one_epoch(MetricsTable::Row& row) {
   progress.finish();
   const double train_time = seconds_since(t0);
   if (skipped) log->line(fmt::format("epoch {}: skipped {} steps with a non-finite loss", epoch + 1, skipped));
+  // An epoch with no finite step has no training loss (0.0 would read as a
+  // perfect fit) and did not train: fail the run, as a monitor of it would.
+  if (n_batches > 0 && skipped == n_batches)
+    throw RunError(fmt::format(
+        "epoch {}: every one of the {} steps had a non-finite loss (train.nonfinite_loss=skip skipped them all), so "
+        "nothing was trained and there is no training loss to report; check the data for NaN/Inf, lower optim.lr "
+        "(now {}) or set train.grad_clip_norm", epoch + 1, n_batches, schedule->lr()));
 
   row.emplace_back("epoch", static_cast<double>(epoch + 1));
   if (info.task == Task::Regression) {

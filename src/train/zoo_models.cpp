@@ -27,8 +27,8 @@ void require_tokens(const DataInfo& info, const char* model) {
 
 ModelEntry mlp_entry() {
   return {"mlp", "multi-layer perceptron over the flattened input",
-          Schema{{"model.hidden", ValueType::IntList, I{256, 256}, "hidden layer sizes"},
-                 {"model.dropout", ValueType::Float, 0.0, "dropout after each hidden layer"}},
+          Schema{{"model.hidden", ValueType::IntList, I{256, 256}, "hidden layer sizes", {}, "[1, inf)"},
+                 {"model.dropout", ValueType::Float, 0.0, "dropout after each hidden layer", {}, "[0, 1]"}},
           [](const Config& c, const DataInfo& info) -> nn::ModulePtr {
             MLPOptions o;
             o.in_features = numel_of(info.input_shape);
@@ -41,9 +41,9 @@ ModelEntry mlp_entry() {
 
 ModelEntry cnn_entry() {
   return {"cnn", "Conv32-BN-ReLU-Pool, Conv64-BN-ReLU-Pool, Linear 128, Dropout, Linear (BENCHMARKS.md W1)",
-          Schema{{"model.channels", ValueType::IntList, I{32, 64}, "channels of the two conv blocks"},
-                 {"model.hidden", ValueType::Int, int64_t{128}, "width of the hidden linear layer"},
-                 {"model.dropout", ValueType::Float, 0.25, "dropout before the classifier"}},
+          Schema{{"model.channels", ValueType::IntList, I{32, 64}, "channels of the two conv blocks", {}, "[1, inf)"},
+                 {"model.hidden", ValueType::Int, int64_t{128}, "width of the hidden linear layer", {}, "[1, inf)"},
+                 {"model.dropout", ValueType::Float, 0.25, "dropout before the classifier", {}, "[0, 1]"}},
           [](const Config& c, const DataInfo& info) -> nn::ModulePtr {
             require_image(info, "cnn");
             CNNOptions o;
@@ -58,8 +58,9 @@ ModelEntry cnn_entry() {
 
 ModelEntry resnet_entry() {
   return {"resnet", "ResNet-18/34 for small images (3x3 stem, no max-pool)",
-          Schema{{"model.depth", ValueType::Int, int64_t{18}, "18 or 34"},
-                 {"model.width", ValueType::Int, int64_t{64}, "channels of the first stage (then 2x, 4x, 8x)"}},
+          Schema{{"model.depth", ValueType::Int, int64_t{18}, "18 or 34", {}, "[18, 34]"},
+                 {"model.width", ValueType::Int, int64_t{64}, "channels of the first stage (then 2x, 4x, 8x)",
+                  {}, "[1, inf)"}},
           [](const Config& c, const DataInfo& info) -> nn::ModulePtr {
             require_image(info, "resnet");
             ResNetOptions o;
@@ -76,11 +77,12 @@ ModelEntry resnet_entry() {
 ModelEntry lstm_entry() {
   return {"lstm_classifier", "embedding + LSTM/GRU over variable-length token sequences + linear",
           Schema{{"model.cell", ValueType::String, std::string("lstm"), "recurrent cell", {"lstm", "gru"}},
-                 {"model.embed_dim", ValueType::Int, int64_t{128}, "embedding size"},
-                 {"model.hidden", ValueType::Int, int64_t{128}, "hidden size"},
-                 {"model.num_layers", ValueType::Int, int64_t{1}, "stacked layers"},
+                 {"model.embed_dim", ValueType::Int, int64_t{128}, "embedding size", {}, "[1, inf)"},
+                 {"model.hidden", ValueType::Int, int64_t{128}, "hidden size", {}, "[1, inf)"},
+                 {"model.num_layers", ValueType::Int, int64_t{1}, "stacked layers", {}, "[1, inf)"},
                  {"model.bidirectional", ValueType::Bool, false, "read both directions"},
-                 {"model.dropout", ValueType::Float, 0.0, "dropout between layers and before the classifier"}},
+                 {"model.dropout", ValueType::Float, 0.0, "dropout between layers and before the classifier",
+                  {}, "[0, 1]"}},
           [](const Config& c, const DataInfo& info) -> nn::ModulePtr {
             require_tokens(info, "lstm_classifier");
             LSTMClassifierOptions o;
@@ -99,12 +101,12 @@ ModelEntry lstm_entry() {
 
 ModelEntry transformer_entry() {
   return {"transformer_classifier", "token + position embedding, Transformer encoder, mean pooling, linear",
-          Schema{{"model.d_model", ValueType::Int, int64_t{128}, "model width"},
-                 {"model.nhead", ValueType::Int, int64_t{4}, "attention heads"},
-                 {"model.num_layers", ValueType::Int, int64_t{2}, "encoder layers"},
-                 {"model.dim_feedforward", ValueType::Int, int64_t{256}, "feed-forward width"},
-                 {"model.max_len", ValueType::Int, int64_t{512}, "longest sequence (positions)"},
-                 {"model.dropout", ValueType::Float, 0.1, "dropout"}},
+          Schema{{"model.d_model", ValueType::Int, int64_t{128}, "model width", {}, "[1, inf)"},
+                 {"model.nhead", ValueType::Int, int64_t{4}, "attention heads", {}, "[1, inf)"},
+                 {"model.num_layers", ValueType::Int, int64_t{2}, "encoder layers", {}, "[1, inf)"},
+                 {"model.dim_feedforward", ValueType::Int, int64_t{256}, "feed-forward width", {}, "[1, inf)"},
+                 {"model.max_len", ValueType::Int, int64_t{512}, "longest sequence (positions)", {}, "[1, inf)"},
+                 {"model.dropout", ValueType::Float, 0.1, "dropout", {}, "[0, 1]"}},
           [](const Config& c, const DataInfo& info) -> nn::ModulePtr {
             require_tokens(info, "transformer_classifier");
             TransformerClassifierOptions o;

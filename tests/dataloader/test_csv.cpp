@@ -72,3 +72,48 @@ TEST(DataCsv, BadRowsNameFileAndLine) {
   expect_error([&] { CsvDataset(dir.file("missing.csv"), opts("label")); },
                {"missing.csv", "no such file"});
 }
+
+TEST(DataCsv, ValuesThatOverflowFloat32NameFileLineAndColumn) {
+  TempDir dir;
+  // 1e39 is a finite double but inf as float32: training would then fail
+  // with a non-finite loss and suggest a lower learning rate.
+  write_text(dir.file("big.csv"), "a,b,label\n1,2,0\n3,1e39,1\n");
+  expect_error([&] { CsvDataset(dir.file("big.csv"), opts("label")); },
+               {"big.csv", "line 3", "column 'b'", "'1e39'", "overflows float32"});
+  write_text(dir.file("negbig.csv"), "a,label\n-4e38,0\n");
+  expect_error([&] { CsvDataset(dir.file("negbig.csv"), opts("label")); }, {"line 2", "column 'a'", "overflows"});
+  CsvOptions reg = opts("y");
+  reg.regression = true;
+  write_text(dir.file("bigy.csv"), "a,y\n1,2\n1,1e39\n");
+  expect_error([&] { CsvDataset(dir.file("bigy.csv"), reg); }, {"bigy.csv", "line 3", "target '1e39'", "overflows"});
+  // The largest float32 and tiny values are fine.
+  write_text(dir.file("edge.csv"), "a,label\n3.4e38,0\n1e-50,1\n");
+  CsvDataset ok(dir.file("edge.csv"), opts("label"));
+  EXPECT_FLOAT_EQ(ok.features().index({0, 0}).item<float>(), 3.4e38f);
+  EXPECT_EQ(ok.features().index({1, 0}).item<float>(), 0.0f);
+}
+
+TEST(DataCsv, HeaderOnlyAndFeaturelessFilesAreRefused) {
+  TempDir dir;
+  write_text(dir.file("header.csv"), "a,b,label\n\n");
+  expect_error([&] { CsvDataset(dir.file("header.csv"), opts("label")); },
+               {"header.csv", "has a header but no data rows"});
+  write_text(dir.file("onlylabel.csv"), "label\n0\n1\n");
+  expect_error([&] { CsvDataset(dir.file("onlylabel.csv"), opts("label")); },
+               {"onlylabel.csv", "no feature columns besides the label 'label'"});
+  write_text(dir.file("twice.csv"), "a,label,a\n1,0,2\n");
+  expect_error([&] { CsvDataset(dir.file("twice.csv"), opts("label")); },
+               {"twice.csv", "line 1", "column name 'a' appears twice", "columns 1 and 3"});
+}
+
+TEST(DataCsv, NamedLabelWhereIntegerIdsAreExpectedIsRefused) {
+  TempDir dir;
+  // A test split of integer-labelled training data (num_classes given):
+  // a name would otherwise become a class of its own, silently.
+  write_text(dir.file("names.csv"), "a,label\n1,0\n2,cat\n");
+  expect_error([&] { CsvDataset(dir.file("names.csv"), opts("label", 3)); },
+               {"names.csv", "line 3", "label 'cat'", "not an integer class id in [0, 3)"});
+  // Without num_classes, names are classes as before.
+  CsvDataset named(dir.file("names.csv"), opts("label"));
+  EXPECT_EQ(named.classes(), (std::vector<std::string>{"0", "cat"}));
+}

@@ -73,3 +73,19 @@ TEST(DataText, BadLinesNameFileAndLine) {
                {"unknown.txt", "line 2", "label 'maybe' is out of range"});
   expect_error([&] { TextDataset(dir.file("absent.txt")); }, {"absent.txt", "no such file"});
 }
+
+TEST(DataText, EmptyTextIsRefusedByLine) {
+  // "neg<TAB>" has no tokens: a length-0 sequence used to fail later, inside
+  // LSTMClassifier ("expected lengths in [1, 2] ... got 0").
+  TempDir dir;
+  write_text(dir.file("empty.txt"), "pos\tgood fun\nneg\t\n");
+  expect_error([&] { TextDataset(dir.file("empty.txt")); },
+               {"empty.txt", "line 2", "text after the label 'neg' is empty"});
+  write_text(dir.file("spaces.txt"), "pos\tgood\nneg\t   \n");
+  expect_error([&] { TextDataset(dir.file("spaces.txt")); }, {"spaces.txt", "line 2", "is empty"});
+  // Spaces are tokens at character level.
+  TextOptions chars;
+  chars.tokenizer = Tokenizer::Character;
+  TextDataset c(dir.file("spaces.txt"), chars);
+  EXPECT_EQ(c.get(1)[0].tensor().numel(), 3);
+}

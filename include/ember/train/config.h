@@ -4,6 +4,7 @@
 // checked against the schema; unknown keys name the closest valid one.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -28,13 +29,17 @@ const char* value_type_name(ValueType t);  // "int", "float", "bool", "string", 
 using Value = std::variant<int64_t, double, bool, std::string, std::vector<int64_t>, std::vector<double>,
                            std::vector<std::string>>;
 
-// One option. Strings with non-empty `choices` only accept those.
+// One option. Strings with non-empty `choices` only accept those. Numbers
+// (and each item of a numeric list) must lie in `range`, an interval in
+// mathematical notation: "[0, 1)", "(0, inf)", "[1, 1024]". Floats must be
+// finite unless the range closes on inf ("[0, inf]"); NaN is never accepted.
 struct OptionSpec {
   std::string key;  // dotted: "optim.lr"
   ValueType type;
   Value default_value;
   std::string help;
   std::vector<std::string> choices = {};
+  std::string range = {};
 };
 
 class Schema {
@@ -99,7 +104,14 @@ std::string value_to_text(const Value& v);
 
 // The flat "a.b.c" -> scalar/list text of a YAML document, with each
 // key's "line:col" position. Throws ConfigError naming the file, line and
-// column for malformed YAML, and for a document that is not a mapping.
+// column for malformed YAML, a document that is not a mapping, a key given
+// twice (with both lines), a key that is not a plain scalar, and a document
+// beyond the limits below (checked while parsing, before anything is
+// expanded: an alias bomb or a deep nest costs no more than its bytes).
+constexpr size_t kMaxConfigBytes = size_t{1} << 20;  // a config is a few KiB
+constexpr int kMaxConfigDepth = 32;                  // nested collections
+constexpr size_t kMaxConfigAliases = 100;            // *alias references
+constexpr size_t kMaxConfigNodes = 10000;            // nodes after expanding aliases
 struct YamlEntry {
   std::string key;
   std::string text;      // scalar text, or "[a, b]" for a sequence of scalars

@@ -59,6 +59,10 @@ bool parse_double(const std::string& s, double& v) {
   return end == s.c_str() + s.size() && errno != ERANGE && std::isfinite(v);
 }
 
+// A finite double that becomes inf in float32 (1e39): the caller names it,
+// since training would otherwise fail later with a non-finite loss.
+bool overflows_float(double d) { return !std::isfinite(static_cast<float>(d)); }
+
 bool parse_int(const std::string& s, int64_t& v) {
   if (s.empty()) return false;
   errno = 0;
@@ -84,6 +88,11 @@ CsvDataset::CsvDataset(const std::string& path, CsvOptions options) {
   std::vector<std::string> header = split_fields(lines[first], options.delimiter, ok);
   for (auto& h : header) h = trim(h);
   EMBER_CHECK(ok, "CsvDataset: '{}' line {}: unterminated quote in the header", path, first + 1);
+  for (size_t c = 0; c < header.size(); ++c)
+    for (size_t d = 0; d < c; ++d)
+      EMBER_CHECK(header[c] != header[d],
+                  "CsvDataset: '{}' line {}: column name '{}' appears twice in the header (columns {} and {})", path,
+                  first + 1, header[c], d + 1, c + 1);
   auto label_it = std::find(header.begin(), header.end(), options.label_column);
   EMBER_CHECK(label_it != header.end(),
               "CsvDataset: '{}' has no column '{}' in its header; the columns are [{}]", path,
@@ -92,6 +101,7 @@ CsvDataset::CsvDataset(const std::string& path, CsvOptions options) {
   for (size_t c = 0; c < header.size(); ++c)
     if (c != label_col) feature_names_.push_back(header[c]);
   const size_t nf = feature_names_.size();
+  EMBER_CHECK(nf > 0, "CsvDataset: '{}' has no feature columns besides the label '{}'", path, options.label_column);
 
   std::vector<float> feats;
   std::vector<std::string> label_text;
@@ -119,10 +129,15 @@ CsvDataset::CsvDataset(const std::string& path, CsvOptions options) {
                   "CsvDataset: '{}' line {}: column '{}' has non-numeric value '{}'; features must "
                   "be finite numbers (encode categories or drop the column first)",
                   path, line_no, header[c], v);
+      EMBER_CHECK(!overflows_float(d),
+                  "CsvDataset: '{}' line {}: column '{}' has value '{}', which overflows float32 (largest "
+                  "magnitude 3.4e38); rescale the column",
+                  path, line_no, header[c], v);
       feats.push_back(static_cast<float>(d));
     }
   }
   const size_t n = label_text.size();
+  EMBER_CHECK(n > 0, "CsvDataset: '{}' has a header but no data rows", path);
 
   if (options.regression) {
     // Targets are numbers: float32 [N, 1].
@@ -131,6 +146,9 @@ CsvDataset::CsvDataset(const std::string& path, CsvOptions options) {
       double d = 0;
       EMBER_CHECK(parse_double(label_text[i], d), "CsvDataset: '{}' line {}: target '{}' ('{}') is not a number",
                   path, label_line[i], label_text[i], options.label_column);
+      EMBER_CHECK(!overflows_float(d),
+                  "CsvDataset: '{}' line {}: target '{}' ('{}') overflows float32 (largest magnitude 3.4e38); "
+                  "rescale the targets", path, label_line[i], label_text[i], options.label_column);
       targets[i] = static_cast<float>(d);
     }
     features_ = tensor<float>(feats, {static_cast<int64_t>(n), static_cast<int64_t>(nf)});
@@ -141,7 +159,15 @@ CsvDataset::CsvDataset(const std::string& path, CsvOptions options) {
   // Labels: names (classes given, or any non-integer label) or integers.
   std::vector<int64_t> labels(n);
   bool numeric = options.classes.empty();
-  for (size_t i = 0; numeric && i < n; ++i) numeric = parse_int(label_text[i], labels[i]);
+  size_t non_int = n;
+  for (size_t i = 0; numeric && i < n; ++i)
+    if (!(numeric = parse_int(label_text[i], labels[i]))) non_int = i;
+  // Integer class ids were asked for (a test split of numerically labelled
+  // training data): a name here would silently get a class of its own.
+  EMBER_CHECK(numeric || !options.classes.empty() || options.num_classes <= 0,
+              "CsvDataset: '{}' line {}: label '{}' ('{}') is not an integer class id in [0, {}) like the training "
+              "labels", path, non_int < n ? label_line[non_int] : 0, non_int < n ? label_text[non_int] : "",
+              options.label_column, options.num_classes);
   if (numeric) {
     for (size_t i = 0; i < n; ++i)
       EMBER_CHECK(labels[i] >= 0 && (options.num_classes <= 0 || labels[i] < options.num_classes),

@@ -91,6 +91,10 @@ TextDataset::TextDataset(const std::string& path, TextOptions options) {
       std::transform(text.begin(), text.end(), text.begin(),
                      [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     docs.push_back(tokenize(text, options.tokenizer));
+    // A sample of no tokens has length 0, which the sequence models (like
+    // PyTorch's pack_padded_sequence) cannot take: say so here, by line.
+    EMBER_CHECK(!docs.back().empty(), "TextDataset: '{}' line {}: the text after the label '{}' is empty (no tokens)",
+                path, li + 1, label);
     label_text.push_back(std::move(label));
     line_no.push_back(li + 1);
   }

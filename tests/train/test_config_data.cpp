@@ -1,0 +1,131 @@
+// Data files named by a config: what is wrong with them is a ConfigError at
+// data setup naming the key, the file, the line and the problem; and a run
+// whose every step was skipped as non-finite fails instead of reporting 0.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "ember/train/config.h"
+#include "ember/train/data_setup.h"
+#include "ember/train/trainer.h"
+#include "test_util.h"
+
+using namespace ember;
+using namespace ember::train;
+using ember::testing::expect_error;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path fresh_dir(const std::string& name) {
+  fs::path p = fs::temp_directory_path() / ("ember_config_data_" + name);
+  fs::remove_all(p);
+  fs::create_directories(p);
+  return p;
+}
+
+std::string write(const fs::path& p, const std::string& text) {
+  std::ofstream(p, std::ios::binary) << text;
+  return p.string();
+}
+
+// Rows "x0,x1,label" with labels cycling through 0..classes-1.
+std::string rows(int n, int classes) {
+  std::string s = "x0,x1,label\n";
+  for (int i = 0; i < n; ++i) s += fmt::format("{},{},{}\n", i % 7, (i * 3) % 5, i % classes);
+  return s;
+}
+
+Config csv_config(const std::string& train, const std::string& test, std::vector<std::string> extra = {}) {
+  std::vector<std::string> o = {"model.name=mlp",       "model.hidden=[8]",     "data.dataset=csv",
+                                "data.train_file=" + train, "data.test_file=" + test, "data.batch_size=4",
+                                "data.num_workers=0",  "log.progress=none",    "train.threads=1",
+                                "train.epochs=1"};
+  o.insert(o.end(), extra.begin(), extra.end());
+  return load_config("", o);
+}
+
+}  // namespace
+
+TEST(ConfigData, CsvTestLabelOutsideTheTrainingClassesFailsAtSetup) {
+  fs::path d = fresh_dir("labels");
+  std::string train = write(d / "train.csv", rows(30, 3));
+  std::string test = write(d / "test.csv", "x0,x1,label\n1,2,0\n3,4,2\n5,6,7\n");
+  try {
+    build_data(csv_config(train, test));
+    ADD_FAILURE() << "expected a ConfigError";
+  } catch (const ConfigError& e) {
+    std::string msg = e.what();
+    for (const char* s : {"data.test_file", "test.csv", "line 4", "label 7", "out of range [0, 3)", "train.csv"})
+      EXPECT_NE(msg.find(s), std::string::npos) << s << "\n" << msg;
+  }
+  // A named label where the training labels are integer ids.
+  std::string named = write(d / "named.csv", "x0,x1,label\n1,2,0\n3,4,dog\n");
+  expect_error([&] { build_data(csv_config(train, named)); },
+               {"data.test_file", "named.csv", "line 3", "label 'dog'", "not an integer class id in [0, 3)"});
+  // Labels that are not class ids at all (a zip code column).
+  std::string zip = write(d / "zip.csv", "x0,x1,label\n1,2,0\n3,4,90210000\n");
+  expect_error([&] { build_data(csv_config(zip, test)); },
+               {"data.train_file", "zip.csv", "label 90210000", "class ids"});
+  // The test labels within the training classes load.
+  std::string ok = write(d / "ok.csv", "x0,x1,label\n1,2,0\n3,4,2\n");
+  DataBundle b = build_data(csv_config(train, ok));
+  EXPECT_EQ(b.info.num_classes, 3);
+  EXPECT_EQ(b.test->size(), 2);
+}
+
+TEST(ConfigData, BadCsvFilesAreConfigErrorsNamingTheKey) {
+  fs::path d = fresh_dir("csv");
+  std::string good = write(d / "good.csv", rows(30, 2));
+  std::string header = write(d / "header.csv", "x0,x1,label\n");
+  expect_error([&] { build_data(csv_config(header, good)); },
+               {"data.train_file", "header.csv", "no data rows"});
+  EXPECT_THROW(build_data(csv_config(good, header)), ConfigError);
+  std::string big = write(d / "big.csv", "x0,x1,label\n1,2,0\n1e39,2,1\n");
+  expect_error([&] { build_data(csv_config(big, good)); },
+               {"data.train_file", "big.csv", "line 3", "column 'x0'", "'1e39'", "overflows float32"});
+  EXPECT_THROW(build_data(csv_config(big, good)), ConfigError);
+}
+
+TEST(ConfigData, BadTextFilesAreConfigErrorsNamingTheKey) {
+  fs::path d = fresh_dir("text");
+  std::string train = write(d / "train.txt", "pos\tgood fun\nneg\tbad dull\npos\tgreat\n");
+  std::string test = write(d / "test.txt", "pos\tfun\nmeh\tso so\n");
+  auto cfg = [&](const std::string& tr, const std::string& te) {
+    return load_config("", {"model.name=lstm_classifier", "data.dataset=text", "data.train_file=" + tr,
+                            "data.test_file=" + te, "data.num_workers=0", "data.val_fraction=0"});
+  };
+  expect_error([&] { build_data(cfg(train, test)); },
+               {"data.test_file", "test.txt", "line 2", "label 'meh'", "[neg, pos]", "train.txt"});
+  EXPECT_THROW(build_data(cfg(train, test)), ConfigError);
+  std::string empty = write(d / "empty.txt", "\n\n");
+  expect_error([&] { build_data(cfg(empty, train)); }, {"data.train_file", "empty.txt", "no samples"});
+}
+
+TEST(ConfigData, EveryStepSkippedAsNonFiniteFailsTheRun) {
+  // Regression targets of 3e38 fit float32 but their squared error is inf:
+  // every step's loss is non-finite, so train.nonfinite_loss=skip skips all.
+  fs::path d = fresh_dir("skip");
+  std::string s = "a,y\n";
+  for (int i = 0; i < 16; ++i) s += fmt::format("{},3e38\n", i);
+  std::string train = write(d / "train.csv", s), test = write(d / "test.csv", s);
+  Config c = csv_config(train, test, {"data.task=regression", "data.label_column=y", "train.nonfinite_loss=skip",
+                                      "data.val_fraction=0", "train.checkpoint.monitor=train_loss"});
+  std::ostringstream out;
+  TrainOptions opt;
+  opt.out = &out;
+  opt.run_dir = (d / "run").string();
+  try {
+    TrainResult r = Trainer(std::move(c), opt).fit();
+    ADD_FAILURE() << "expected a RunError; the run finished with " << out.str();
+  } catch (const RunError& e) {
+    std::string msg = e.what();
+    for (const char* n : {"epoch 1", "every one of the 4 steps had a non-finite loss", "train.nonfinite_loss=skip",
+                          "no training loss"})
+      EXPECT_NE(msg.find(n), std::string::npos) << n << "\n" << msg;
+  }
+  EXPECT_NE(out.str().find("skipped 4 steps with a non-finite loss"), std::string::npos) << out.str();
+  EXPECT_FALSE(fs::exists(d / "run" / "best.ckpt"));  // nothing was trained, nothing is "best"
+}
