@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <bit>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -145,21 +146,36 @@ Header parse_header(const std::string& prefix, uint64_t total, const std::string
     Entry e;
     e.name = name;
     e.dtype = dtype_from_name(v["dtype"].get<std::string>());
-    uint64_t numel = 1;
+    // Every product is overflow-checked (a 92-byte file can declare a shape
+    // whose element count wraps to the size of its data), and the byte count
+    // must match data_offsets, which the checks below bound by the file size.
+    // Zero dims count as 1 in `span` so that even an empty tensor's strides
+    // fit int64 (Note [size checks] in tensor_impl.h).
+    uint64_t numel = 1, span = 1;
+    bool overflow = false;
     for (const json& d : v["shape"]) {
       EMBER_ST_CHECK(d.is_number_unsigned() || (d.is_number_integer() && d.get<int64_t>() >= 0),
                      "entry '{}' has a negative or non-integer dim in its shape", name);
-      e.shape.push_back(d.get<int64_t>());
-      numel *= d.get<uint64_t>();
+      const uint64_t dim = d.get<uint64_t>();
+      EMBER_ST_CHECK(dim <= static_cast<uint64_t>(INT64_MAX), "entry '{}' has dim {} in its shape, beyond int64",
+                     name, dim);
+      e.shape.push_back(static_cast<int64_t>(dim));
+      overflow |= __builtin_mul_overflow(numel, dim, &numel);
+      overflow |= __builtin_mul_overflow(span, std::max<uint64_t>(dim, 1), &span);
     }
+    uint64_t nbytes = 0;
+    overflow |= __builtin_mul_overflow(numel, uint64_t{element_size(e.dtype)}, &nbytes);
+    overflow |= span > static_cast<uint64_t>(INT64_MAX) / element_size(e.dtype);
+    EMBER_ST_CHECK(!overflow, "entry '{}' has {} shape [{}], whose size overflows int64 bytes; the file is corrupt",
+                   name, v["dtype"].get<std::string>(), fmt::join(e.shape, ", "));
     for (const json& o : v["data_offsets"])
       EMBER_ST_CHECK(o.is_number_unsigned() || (o.is_number_integer() && o.get<int64_t>() >= 0),
                      "entry '{}' has invalid data_offsets", name);
     e.begin = v["data_offsets"][0].get<uint64_t>();
     e.end = v["data_offsets"][1].get<uint64_t>();
-    EMBER_ST_CHECK(e.begin <= e.end && e.end - e.begin == numel * element_size(e.dtype),
+    EMBER_ST_CHECK(e.begin <= e.end && e.end - e.begin == nbytes,
                    "entry '{}' has data_offsets [{}, {}] but {} shape [{}] needs {} bytes", name, e.begin, e.end,
-                   v["dtype"].get<std::string>(), fmt::join(e.shape, ", "), numel * element_size(e.dtype));
+                   v["dtype"].get<std::string>(), fmt::join(e.shape, ", "), nbytes);
     out.entries.push_back(std::move(e));
   }
   std::sort(out.entries.begin(), out.entries.end(), [](const Entry& a, const Entry& b) { return a.begin < b.begin; });

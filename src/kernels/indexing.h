@@ -50,8 +50,7 @@ using TopkKernel = void(const Tensor& values, const Tensor& indices, const Tenso
 // A new contiguous tensor for kernels whose output size depends on the data
 // (masked_select, nonzero).
 inline Tensor kernel_empty(IntArrayRef sizes, ScalarType dtype, Device device) {
-  auto storage = make_intrusive<StorageImpl>(
-      static_cast<size_t>(compute_numel(sizes)) * element_size(dtype), device);
+  auto storage = make_intrusive<StorageImpl>(compute_nbytes(sizes, dtype, "kernel_empty"), device);
   return Tensor(make_intrusive<TensorImpl>(std::move(storage), dtype, DimVector(sizes),
                                            contiguous_strides(sizes), 0));
 }

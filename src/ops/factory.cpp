@@ -11,17 +11,10 @@
 namespace ember {
 
 Tensor empty(IntArrayRef sizes, TensorOptions opts) {
-  int64_t n = 1;
-  bool negative = false;
-  for (int64_t s : sizes) {
-    negative |= s < 0;
-    n *= s;
-  }
-  EMBER_CHECK(!negative, "empty: sizes must be non-negative, got [{}]", fmt::join(sizes, ", "));
   if (!opts.device_.is_cpu()) check_device_available(opts.device_);
-  ScalarType dt = opts.dtype_or(kDefaultFloat);
-  auto storage = make_intrusive<StorageImpl>(static_cast<size_t>(n) * element_size(dt), opts.device_);
-  Tensor t(make_intrusive<TensorImpl>(std::move(storage), dt, sizes));
+  // Sizes, strides, the checked byte count and the storage in one pass
+  // (Note [size checks]).
+  Tensor t(make_intrusive<TensorImpl>(opts.dtype_or(kDefaultFloat), sizes, opts.device_));
   if (opts.requires_grad_) t.requires_grad_();
   return t;
 }
@@ -29,13 +22,9 @@ Tensor empty(IntArrayRef sizes, TensorOptions opts) {
 Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, TensorOptions opts) {
   EMBER_CHECK(sizes.size() == strides.size(),
               "empty_strided: sizes has {} dims but strides has {}", sizes.size(), strides.size());
-  int64_t extent = 1;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    if (sizes[i] == 0) extent = 0;
-    if (extent == 0) break;
-    extent += (sizes[i] - 1) * strides[i];
-  }
-  Tensor base = empty({std::max<int64_t>(extent, 0)}, opts);
+  ScalarType dt = opts.dtype_or(kDefaultFloat);
+  const size_t nbytes = compute_strided_nbytes(sizes, strides, 0, dt, "empty_strided");
+  Tensor base = empty({static_cast<int64_t>(nbytes / element_size(dt))}, opts);
   return as_strided(base, sizes, strides, 0);
 }
 
@@ -165,9 +154,7 @@ Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, TensorOptio
   EMBER_CHECK(sizes.size() == strides.size(), "from_blob: sizes has {} dims but strides has {}",
               sizes.size(), strides.size());
   ScalarType dt = opts.dtype_or(kDefaultFloat);
-  int64_t extent = 0;
-  for (size_t i = 0; i < sizes.size(); ++i) extent += (sizes[i] - 1) * strides[i];
-  size_t nbytes = static_cast<size_t>(extent + 1) * element_size(dt);
+  const size_t nbytes = compute_strided_nbytes(sizes, strides, 0, dt, "from_blob");
   auto storage = make_intrusive<StorageImpl>(data, nbytes, opts.device_, std::move(deleter));
   return Tensor(make_intrusive<TensorImpl>(std::move(storage), dt, DimVector(sizes), DimVector(strides), 0));
 }

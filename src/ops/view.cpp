@@ -346,20 +346,19 @@ Tensor as_strided(const Tensor& t, IntArrayRef sizes, IntArrayRef strides,
               "as_strided: mismatch in length of strides and shape ([{}] vs [{}])",
               fmt::join(sizes, ", "), fmt::join(strides, ", "));
   int64_t offset = storage_offset.value_or(t.storage_offset());
-  int64_t max_index = offset;
-  bool empty_view = false;
-  for (size_t i = 0; i < sizes.size(); ++i) {
+  for (size_t i = 0; i < sizes.size(); ++i)
     EMBER_CHECK(sizes[i] >= 0 && strides[i] >= 0,
                 "as_strided: negative sizes or strides are not supported, got size [{}] stride [{}]",
                 fmt::join(sizes, ", "), fmt::join(strides, ", "));
-    if (sizes[i] == 0) empty_view = true;
-    max_index += (sizes[i] - 1) * strides[i];
-  }
-  int64_t capacity = static_cast<int64_t>(t.storage()->nbytes() / t.element_size());
-  EMBER_CHECK(empty_view || (offset >= 0 && max_index < capacity),
+  EMBER_CHECK(offset >= 0, "as_strided: storage offset {} is negative", offset);
+  // Overflow-checked (Note [size checks]): huge strides must not wrap around
+  // into a small extent.
+  const size_t need = compute_strided_nbytes(sizes, strides, offset, t.dtype(), "as_strided");
+  const size_t item = t.element_size();
+  EMBER_CHECK(need <= t.storage()->nbytes(),
               "as_strided: setStorage: sizes [{}], strides [{}], storage offset {} require {} "
               "elements, but the storage holds only {}",
-              fmt::join(sizes, ", "), fmt::join(strides, ", "), offset, max_index + 1, capacity);
+              fmt::join(sizes, ", "), fmt::join(strides, ", "), offset, need / item, t.storage()->nbytes() / item);
   return record_view("AsStridedBackward0", t, make_view(t, DimVector(sizes), DimVector(strides), offset),
                      [in = DimVector(t.sizes()), in_strides = DimVector(t.strides()), in_offset = t.storage_offset(),
                       sz = DimVector(sizes), st = DimVector(strides), offset](const Tensor& g) {

@@ -158,3 +158,38 @@ TEST(DataIdx, LabelOutOfRangeAndCountMismatch) {
     EXPECT_EQ(m.get(2)[1].tensor().item<int64_t>(), 3);
   }
 }
+
+TEST(DataIdx, DimsWhoseProductWrapsAreTruncationNotAHeapOverflow) {
+  TempDir dir;
+  // The 16-byte file of issue 13: dims 2^22 x 2^21 x 2^21 = 2^64 bytes wrap to
+  // 0, so the old truncation check (0 bytes needed, 0 present) passed and
+  // read_idx returned a tensor claiming 2^64 elements over an empty buffer.
+  const std::vector<uint8_t> wrap{0, 0, 8, 3, 0, 0x40, 0, 0, 0, 0x20, 0, 0, 0, 0x20, 0, 0};
+  ASSERT_EQ(wrap.size(), 16u);
+  write_bytes(dir.file("wrap.idx"), wrap);
+  expect_error([&] { (void)read_idx(dir.file("wrap.idx")); },
+               {"wrap.idx", "truncated", "[4194304, 2097152, 2097152]", "more than 2^64"});
+  // Wrapping through the element size: 2^61 doubles = 2^64 bytes.
+  write_bytes(dir.file("wrap8.idx"), idx_bytes(0x0E, {1u << 31, 1u << 30}, {}));
+  expect_error([&] { (void)read_idx(dir.file("wrap8.idx")); }, {"wrap8.idx", "more than 2^64"});
+  // Large without wrapping: bounded by the 8 bytes present, nothing allocated.
+  write_bytes(dir.file("big.idx"), idx_bytes(0x0D, {0xFFFFFFFFu, 0x1000u}, std::vector<uint8_t>(8, 1)));
+  expect_error([&] { (void)read_idx(dir.file("big.idx")); }, {"big.idx", "truncated", "after 8 of"});
+}
+
+TEST(DataIdx, ZeroDimsGiveEmptyTensorsAndAreStillChecked) {
+  TempDir dir;
+  write_bytes(dir.file("zero.idx"), idx_bytes(0x08, {0, 28, 28}, {}));
+  Tensor t = read_idx(dir.file("zero.idx"));
+  EXPECT_EQ(t.sizes().vec(), (std::vector<int64_t>{0, 28, 28}));
+  write_bytes(dir.file("zero_inner.idx"), idx_bytes(0x0C, {5, 0}, {}));
+  Tensor u = read_idx(dir.file("zero_inner.idx"));
+  EXPECT_EQ(u.sizes().vec(), (std::vector<int64_t>{5, 0}));
+  EXPECT_EQ(u.numel(), 0);
+  // An empty tensor with data after it: header and data disagree.
+  write_bytes(dir.file("zero_long.idx"), idx_bytes(0x08, {0, 4}, {1, 2}));
+  expect_error([&] { (void)read_idx(dir.file("zero_long.idx")); }, {"zero_long.idx", "2 unexpected bytes"});
+  // Empty, but the other dims multiply beyond int64: refused, naming the file.
+  write_bytes(dir.file("zero_huge.idx"), idx_bytes(0x08, {0, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu}, {}));
+  expect_error([&] { (void)read_idx(dir.file("zero_huge.idx")); }, {"zero_huge.idx", "overflows"});
+}

@@ -106,3 +106,28 @@ TEST(IoSafetensors, TruncatedAndCorruptFilesNameTheFileAndProblem) {
   expect_error([&] { st::load_file(tmp_path("does_not_exist.safetensors")); }, {"cannot open", "does_not_exist"});
   expect_error([&] { st::save_file(d, "/nonexistent_dir/x.safetensors"); }, {"cannot create", "/nonexistent_dir"});
 }
+
+TEST(IoSafetensors, ShapesWhoseSizeOverflowsAreRejectedBeforeAllocating) {
+  std::string path = tmp_path("ember_overflow.safetensors");
+  // Issue 13's 92-byte file: 2^62 F32 elements are 2^64 bytes, which wrap to
+  // the 0 bytes data_offsets grant; the tensor then claimed 2^62 elements over
+  // an empty buffer and the next clone() segfaulted.
+  std::string wrap = with_header(R"({"a":{"dtype":"F32","shape":[4611686018427387904],"data_offsets":[0,0]}})", "");
+  write_bytes(path, wrap);
+  expect_error([&] { st::load_file(path); },
+               {path.c_str(), "'a'", "[4611686018427387904]", "overflows int64 bytes"});
+  // The element count itself wrapping to 1: 2^32 * 2^32 + ... as U8.
+  write_bytes(path, with_header(R"({"a":{"dtype":"U8","shape":[4294967296,4294967296],"data_offsets":[0,0]}})", ""));
+  expect_error([&] { st::load_file(path); }, {"'a'", "overflows"});
+  // A dim beyond int64 (unsigned JSON) must not turn negative.
+  write_bytes(path, with_header(R"({"a":{"dtype":"U8","shape":[9223372036854775808],"data_offsets":[0,0]}})", ""));
+  expect_error([&] { st::load_file(path); }, {"'a'", "beyond int64"});
+  // Empty tensors load, unless their other dims overflow.
+  write_bytes(path, with_header(R"({"a":{"dtype":"F32","shape":[0,3],"data_offsets":[0,0]}})", ""));
+  StateDict ok = st::load_file(path);
+  EXPECT_EQ(ok.at("a").sizes().vec(), (std::vector<int64_t>{0, 3}));
+  EXPECT_EQ(ok.at("a").clone().numel(), 0);
+  write_bytes(path, with_header(R"({"a":{"dtype":"F32","shape":[0,4294967296,4294967296],"data_offsets":[0,0]}})",
+                                ""));
+  expect_error([&] { st::load_file(path); }, {"'a'", "overflows"});
+}

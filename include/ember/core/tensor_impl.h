@@ -25,7 +25,7 @@ struct AutogradMetaInterface {
 // Invariants:
 //  - sizes_.size() == strides_.size() == dim(); sizes are >= 0.
 //  - every element addressed by (offset_, sizes_, strides_) lies inside storage
-//    (checked on creation by as_strided).
+//    (checked on creation by every constructor, Note [size checks]).
 //  - numel_ == product of sizes_ (cached; recomputed by set_sizes_and_strides).
 //  - is_contiguous_ is cached for the row-major layout.
 class TensorImpl : public RefCounted {
@@ -35,6 +35,10 @@ class TensorImpl : public RefCounted {
              int64_t offset);
   // A contiguous tensor at offset 0 (the common case, kept cheap).
   TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes);
+  // A contiguous tensor that allocates its own storage of numel * itemsize
+  // bytes on device: sizes, strides, numel and the byte count in one pass
+  // (every op's output comes through here, via empty()).
+  TensorImpl(ScalarType dtype, IntArrayRef sizes, Device device);
 
   const Storage& storage() const { return storage_; }
   ScalarType dtype() const { return dtype_; }
@@ -83,8 +87,28 @@ class TensorImpl : public RefCounted {
   alignas(16) std::byte autograd_slot_[kAutogradMetaBytes];
 };
 
-// Row-major strides for sizes.
+// Note [size checks]: every size product of a tensor (numel, numel *
+// itemsize, the extent offset + sum((size - 1) * stride)) is computed with
+// overflow detection in the pass that fills the metadata, and a layout that
+// reaches outside its storage is refused. A shape read from an untrusted file
+// therefore cannot yield a tensor that claims more memory than it owns; the
+// error names the shape, the dtype and what overflowed. The checks ride on the
+// existing single pass (one __builtin_*_overflow per dim and one branch at
+// the end), so the per-op cost does not change measurably.
+
+// Row-major strides for sizes (sizes must already be valid).
 DimVector contiguous_strides(IntArrayRef sizes);
+// Product of sizes; an ember::Error when a size is negative or the product
+// overflows int64.
 int64_t compute_numel(IntArrayRef sizes);
+// numel(sizes) * element_size(dtype) as a byte count; an ember::Error naming
+// `what`, the shape and the dtype when a size is negative or the count
+// overflows int64.
+size_t compute_nbytes(IntArrayRef sizes, ScalarType dtype, const char* what = "tensor");
+// Bytes a strided layout needs from its storage: (1 + the largest element
+// index addressed) * itemsize, or 0 when some size is 0. An ember::Error naming
+// `what` when a size, stride or offset is negative or a product overflows.
+size_t compute_strided_nbytes(IntArrayRef sizes, IntArrayRef strides, int64_t offset, ScalarType dtype,
+                              const char* what = "tensor");
 
 }  // namespace ember

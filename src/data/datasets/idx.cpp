@@ -1,6 +1,7 @@
 // IDX reader and the MNIST / Fashion-MNIST datasets.
 #include "ember/data/datasets/idx.h"
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 
@@ -55,28 +56,47 @@ Tensor read_idx(const std::string& path) {
   EMBER_CHECK(bytes.size() >= 4 + 4 * ndim,
               "read_idx: '{}' is truncated inside its header: {} dims need {} header bytes, the "
               "file has {}", path, ndim, 4 + 4 * ndim, bytes.size());
+  // Every product is overflow-checked and bounded by the bytes actually
+  // present before anything is allocated: a 16-byte file can declare dims whose
+  // product wraps to a small number (or to 0).
+  const size_t header = 4 + 4 * ndim;
+  const size_t have = bytes.size() - header;
   std::vector<int64_t> shape;
-  size_t record = 1;  // elements per record (per index along dim 0)
+  uint64_t record = 1;  // elements per record (per index along dim 0)
+  bool overflow = false;
   for (size_t d = 0; d < ndim; ++d) {
     shape.push_back(big_endian_u32(bytes.data() + 4 + 4 * d));
-    if (d > 0) record *= static_cast<size_t>(shape[d]);
+    if (d > 0) overflow |= __builtin_mul_overflow(record, static_cast<uint64_t>(shape[d]), &record);
   }
-  const size_t header = 4 + 4 * ndim;
-  const size_t records = static_cast<size_t>(shape[0]);
-  const size_t record_bytes = record * elem;
-  const size_t have = bytes.size() - header;
-  if (have < records * record_bytes) {
-    const size_t complete = record_bytes == 0 ? 0 : have / record_bytes;
-    EMBER_ERROR("read_idx: '{}' is truncated: the header declares {} records of {} bytes, the data "
+  const uint64_t records = static_cast<uint64_t>(shape[0]);
+  uint64_t record_bytes = 0, total = 0;
+  overflow |= __builtin_mul_overflow(record, uint64_t{elem}, &record_bytes);
+  overflow |= __builtin_mul_overflow(records, record_bytes, &total);
+  // A zero dim makes the data empty whatever the others say; without one, an
+  // overflowing product means more data than any file holds.
+  const bool empty_data = std::find(shape.begin(), shape.end(), 0) != shape.end();
+  EMBER_CHECK(empty_data || !overflow,
+              "read_idx: '{}' is truncated: the header declares dims [{}] of {}-byte elements, more than 2^64 "
+              "bytes, and the file holds {} data bytes",
+              path, fmt::join(shape, ", "), elem, have);
+  if (!empty_data && have < total) {
+    const uint64_t complete = have / record_bytes;
+    EMBER_ERROR("read_idx: '{}' is truncated: the header declares {} records of {} bytes (dims [{}]), the data "
                 "ends inside record {} (index {}) after {} of {} bytes",
-                path, records, record_bytes, complete, complete, have, records * record_bytes);
+                path, records, record_bytes, fmt::join(shape, ", "), complete, complete, have, total);
   }
-  EMBER_CHECK(have == records * record_bytes,
+  if (empty_data) total = 0;
+  EMBER_CHECK(have == total,
               "read_idx: '{}' has {} unexpected bytes after its {} records; the header and the "
-              "data disagree", path, have - records * record_bytes, records);
-  Tensor out = empty(shape, dtype);
+              "data disagree", path, have - total, records);
+  Tensor out;
+  try {
+    out = empty(shape, dtype);  // an empty shape can still overflow int64 (Note [size checks])
+  } catch (const Error& e) {
+    EMBER_ERROR("read_idx: '{}': {}", path, e.what());
+  }
   const uint8_t* src = bytes.data() + header;
-  const size_t n = records * record;
+  const size_t n = static_cast<size_t>(out.numel());
   if (elem == 1) {
     std::memcpy(out.data_ptr(), src, n);
   } else if (bytes[2] == 0x0B) {  // int16, widened
