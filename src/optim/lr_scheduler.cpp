@@ -5,6 +5,8 @@
 #include <cmath>
 #include <numbers>
 
+#include "option_util.h"
+
 namespace ember::optim {
 
 namespace {
@@ -70,8 +72,8 @@ SchedulerState LRScheduler::state_dict() const {
 }
 
 void LRScheduler::load_state_dict(const SchedulerState& s) {
-  last_epoch_ = static_cast<int64_t>(state_value(s, "last_epoch", name()));
-  step_count_ = static_cast<int64_t>(state_value(s, "_step_count", name()));
+  last_epoch_ = detail::state_count(state_value(s, "last_epoch", name()), "last_epoch", name());
+  step_count_ = detail::state_count(state_value(s, "_step_count", name()), "_step_count", name());
   const size_t n = optimizer_->param_groups().size();
   base_lrs_.assign(n, 0.0);
   last_lr_.assign(n, 0.0);

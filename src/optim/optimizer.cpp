@@ -1,7 +1,9 @@
 // optim::Optimizer: groups, state and state_dict shared by every optimizer.
 #include "ember/optim/optimizer.h"
 
+#include <charconv>
 #include <cmath>
+#include <string_view>
 #include <unordered_set>
 
 #include "ember/core/grad_mode.h"
@@ -170,21 +172,55 @@ OptionMap OptimizerStateDict::metadata(const std::string& prefix) const {
   return out;
 }
 
+namespace {
+
+// A flat-form state dict is untrusted input (a checkpoint file): no
+// optimizer has anywhere near this many parameter tensors, and the bound keeps
+// a 4 KB file from asking for gigabytes through num_params.
+constexpr int64_t kMaxFlatParams = int64_t{1} << 20;
+
+// The decimal index that starts `rest` (up to the first '.'), or an error
+// naming the key; never a bare "stoul".
+int64_t flat_index(std::string_view digits, const std::string& key, const char* what) {
+  int64_t v = -1;
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  EMBER_CHECK(!digits.empty() && ec == std::errc() && end == digits.data() + digits.size() && v >= 0,
+              "optimizer state: key '{}': {} '{}' is not a non-negative integer", key, what, digits);
+  return v;
+}
+
+}  // namespace
+
 OptimizerStateDict OptimizerStateDict::from_flat(const std::map<std::string, Tensor>& tensors,
                                                  const OptionMap& metadata, const std::string& prefix) {
   OptimizerStateDict sd;
   const std::string groups_prefix = prefix + "param_groups.";
+  // Groups are numbered densely from 0 and each has entries, so a valid group
+  // index is below the number of group entries; bounding it before resizing
+  // keeps "param_groups.99999999999.lr" from allocating.
+  size_t group_entries = 0;
+  for (const auto& [name, value] : metadata) group_entries += name.rfind(groups_prefix, 0) == 0;
+  int64_t total_params = 0;
   for (const auto& [name, value] : metadata) {
     if (name.rfind(groups_prefix, 0) != 0) continue;
     std::string rest = name.substr(groups_prefix.size());
     size_t dot = rest.find('.');
     EMBER_CHECK(dot != std::string::npos, "optimizer metadata key '{}' should be {}param_groups.<group>.<option>",
                 name, prefix);
-    size_t g = std::stoul(rest.substr(0, dot));
+    const int64_t gi = flat_index(std::string_view(rest).substr(0, dot), name, "group index");
+    EMBER_CHECK(static_cast<uint64_t>(gi) < group_entries,
+                "optimizer state: key '{}': group index {} is out of range; the metadata describes at most {} "
+                "groups", name, gi, group_entries);
+    const size_t g = static_cast<size_t>(gi);
     if (sd.param_groups.size() <= g) sd.param_groups.resize(g + 1);
     std::string key = rest.substr(dot + 1);
     if (key == "num_params") {
+      EMBER_CHECK(std::isfinite(value) && value >= 0 && value == std::floor(value) &&
+                      value <= static_cast<double>(kMaxFlatParams - total_params),
+                  "optimizer state: key '{}' = {} is not a parameter count (a whole number in [0, {}] in total "
+                  "over the groups)", name, value, kMaxFlatParams);
       sd.param_groups[g].params.resize(static_cast<size_t>(value));
+      total_params += static_cast<int64_t>(value);
     } else {
       sd.param_groups[g].options[key] = value;
     }
@@ -200,8 +236,8 @@ OptimizerStateDict OptimizerStateDict::from_flat(const std::map<std::string, Ten
     size_t dot = rest.find('.');
     EMBER_CHECK(dot != std::string::npos, "optimizer tensor '{}' should be named {}state.<index>.<name>", name,
                 prefix);
-    int64_t i = std::stoll(rest.substr(0, dot));
-    EMBER_CHECK(i >= 0 && i < index, "optimizer tensor '{}' names parameter {}, but the groups hold {} parameters",
+    int64_t i = flat_index(std::string_view(rest).substr(0, dot), name, "parameter index");
+    EMBER_CHECK(i < index, "optimizer tensor '{}' names parameter {}, but the groups hold {} parameters",
                 name, i, index);
     sd.state[i][rest.substr(dot + 1)] = t;
   }

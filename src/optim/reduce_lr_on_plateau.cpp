@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "option_util.h"
+
 namespace ember::optim {
 
 ReduceLROnPlateau::ReduceLROnPlateau(Optimizer& optimizer, ReduceLROnPlateauOptions o)
@@ -74,9 +76,9 @@ void ReduceLROnPlateau::load_state_dict(const SchedulerState& s) {
     return it->second;
   };
   best_ = get("best");
-  num_bad_epochs_ = static_cast<int64_t>(get("num_bad_epochs"));
-  cooldown_counter_ = static_cast<int64_t>(get("cooldown_counter"));
-  last_epoch_ = static_cast<int64_t>(get("last_epoch"));
+  num_bad_epochs_ = detail::state_count(get("num_bad_epochs"), "num_bad_epochs", "ReduceLROnPlateau");
+  cooldown_counter_ = detail::state_count(get("cooldown_counter"), "cooldown_counter", "ReduceLROnPlateau");
+  last_epoch_ = detail::state_count(get("last_epoch"), "last_epoch", "ReduceLROnPlateau");
   for (size_t i = 0; i < last_lr_.size(); ++i) last_lr_[i] = get(fmt::format("_last_lr.{}", i));
 }
 

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "option_util.h"
+
 namespace ember::optim {
 
 SequentialLR::SequentialLR(Optimizer& optimizer, std::vector<std::shared_ptr<LRScheduler>> schedulers,
@@ -56,7 +58,7 @@ SchedulerState SequentialLR::state_dict() const {
 void SequentialLR::load_state_dict(const SchedulerState& s) {
   auto it = s.find("last_epoch");
   EMBER_CHECK(it != s.end(), "SequentialLR.load_state_dict: missing key 'last_epoch'");
-  last_epoch_ = static_cast<int64_t>(it->second);
+  last_epoch_ = detail::state_count(it->second, "last_epoch", "SequentialLR");
   for (size_t i = 0; i < last_lr_.size(); ++i) {
     auto lr = s.find(fmt::format("_last_lr.{}", i));
     EMBER_CHECK(lr != s.end(), "SequentialLR.load_state_dict: missing key '_last_lr.{}'", i);

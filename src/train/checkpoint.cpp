@@ -100,7 +100,16 @@ Checkpoint load_checkpoint(const std::string& path) {
     else if (k == kRngKey) c.rng_state = v;
     else EMBER_CHECK(false, "checkpoint '{}': unexpected tensor '{}'", path, k);
   }
-  c.optimizer = optim::OptimizerStateDict::from_flat(optim_tensors, optim_meta);
+  EMBER_CHECK(!c.rng_state.defined() || (c.rng_state.dtype() == kUInt8 && c.rng_state.numel() == 16),
+              "checkpoint '{}': tensor '{}' should hold the 16 bytes of a generator state, it is {} [{}]; the file "
+              "is corrupt", path, kRngKey, to_string(c.rng_state.dtype()), fmt::join(c.rng_state.sizes(), ", "));
+  // The optimizer's flat form is untrusted here: from_flat bounds what the
+  // metadata may allocate; its errors name the key, this names the file.
+  try {
+    c.optimizer = optim::OptimizerStateDict::from_flat(optim_tensors, optim_meta);
+  } catch (const Error& e) {
+    EMBER_ERROR("checkpoint '{}': metadata 'optimizer': {}", path, e.what());
+  }
   return c;
 }
 

@@ -82,3 +82,95 @@ TEST(DataImageFolder, UnreadableImageNamesFileAndIndex) {
   expect_error([&] { for (auto& b : loader) (void)b; }, {"sample index 0", "broken.png"});
   expect_error([&] { ImageFolder(dir.file("missing")); }, {"missing", "not a directory"});
 }
+
+namespace {
+void put16(std::vector<uint8_t>& b, uint32_t v) {
+  b.push_back(static_cast<uint8_t>(v));
+  b.push_back(static_cast<uint8_t>(v >> 8));
+}
+void put32(std::vector<uint8_t>& b, uint32_t v) {
+  put16(b, v & 0xFFFF);
+  put16(b, v >> 16);
+}
+// A 54-byte BMP header (BITMAPINFOHEADER, 24 bpp, uncompressed) and no pixels.
+std::vector<uint8_t> bmp_header(uint32_t w, uint32_t h) {
+  std::vector<uint8_t> b{'B', 'M'};
+  put32(b, 54);
+  put32(b, 0);
+  put32(b, 54);  // pixel data offset
+  put32(b, 40);  // header size
+  put32(b, w);
+  put32(b, h);
+  put16(b, 1);
+  put16(b, 24);
+  for (int i = 0; i < 6; ++i) put32(b, 0);  // no compression, sizes, resolution, palette
+  return b;
+}
+// An 18-byte TGA header (RLE true colour, 24 bpp) followed by `data` bytes.
+std::vector<uint8_t> tga_header(uint32_t w, uint32_t h, size_t data) {
+  std::vector<uint8_t> b{0, 0, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  put16(b, w);
+  put16(b, h);
+  b.push_back(24);
+  b.push_back(0);
+  b.resize(b.size() + data, 0);
+  return b;
+}
+// A GIF89a header with an empty global colour table flag and `data` bytes.
+std::vector<uint8_t> gif_header(uint32_t w, uint32_t h, size_t data) {
+  std::vector<uint8_t> b{'G', 'I', 'F', '8', '9', 'a'};
+  put16(b, w);
+  put16(b, h);
+  b.push_back(0);
+  b.push_back(0);
+  b.push_back(0);
+  b.resize(b.size() + data, 0);
+  return b;
+}
+}  // namespace
+
+TEST(DataImageFolder, TinyFilesCannotDeclareHugeImages) {
+  TempDir dir;
+  using ember::testing::write_bytes;
+  // Issue 13: a 54-byte BMP decoded to an 805 MB black image; 82-216-byte
+  // TGA/GIF files took a minute and 2 GB each. The header's dimensions are now
+  // checked before anything is decoded.
+  write_bytes(dir.file("huge.bmp"), bmp_header(16384, 16384));
+  expect_error([&] { (void)read_image(dir.file("huge.bmp")); },
+               {"huge.bmp", "BMP header declares 16384x16384 = 268435456 pixels", "more than the limit of 67108864"});
+  write_bytes(dir.file("small.bmp"), bmp_header(1000, 1000));  // 1 Mpixel in 54 bytes
+  expect_error([&] { (void)read_image(dir.file("small.bmp")); },
+               {"small.bmp", "1000x1000 = 1000000 pixels", "more than a 54-byte BMP file can encode"});
+  write_bytes(dir.file("rle.tga"), tga_header(4000, 4000, 64));
+  expect_error([&] { (void)read_image(dir.file("rle.tga")); }, {"rle.tga", "TGA", "more than a 82-byte TGA"});
+  write_bytes(dir.file("screen.gif"), gif_header(8000, 8000, 203));
+  expect_error([&] { (void)read_image(dir.file("screen.gif")); }, {"screen.gif", "GIF", "216-byte GIF"});
+  write_bytes(dir.file("wide.gif"), gif_header(65535, 65535, 3));
+  expect_error([&] { (void)read_image(dir.file("wide.gif")); }, {"wide.gif", "more than the limit"});
+  // Through ImageFolder: the error names the sample.
+  write_bytes(dir.file("cls/a.bmp"), bmp_header(1000, 1000));
+  ImageFolder ds(dir.path().string());
+  expect_error([&] { (void)ds.get(0); }, {"sample index 0", "a.bmp", "can encode"});
+}
+
+TEST(DataImageFolder, RealImagesPassTheLimitsAndMaxPixelsIsConfigurable) {
+  TempDir dir;
+  // Well-compressed but genuine files stay under the per-format bounds.
+  std::vector<uint8_t> solid(300 * 200 * 3, 90);
+  ASSERT_TRUE(stbi_write_tga(dir.file("solid.tga").c_str(), 300, 200, 3, solid.data()));  // RLE
+  ASSERT_TRUE(stbi_write_png(dir.file("solid.png").c_str(), 300, 200, 3, solid.data(), 300 * 3));
+  ASSERT_TRUE(stbi_write_bmp(dir.file("solid.bmp").c_str(), 300, 200, 3, solid.data()));
+  ASSERT_TRUE(stbi_write_jpg(dir.file("solid.jpg").c_str(), 300, 200, 3, solid.data(), 90));
+  for (const char* f : {"solid.tga", "solid.png", "solid.bmp", "solid.jpg"}) {
+    Tensor t = read_image(dir.file(f));
+    EXPECT_EQ(t.sizes().vec(), (std::vector<int64_t>{200, 300, 3})) << f;
+    EXPECT_NEAR(t.to(kFloat32).mean().item<float>(), 90.0f, 2.0f) << f;
+  }
+  write_png(dir.file("c/x.png"), 4, 4, 1);
+  EXPECT_EQ(read_image(dir.file("c/x.png"), 3, 16).size(0), 4);
+  expect_error([&] { (void)read_image(dir.file("c/x.png"), 3, 15); }, {"x.png", "16 pixels", "limit of 15"});
+  ImageFolderOptions opt;
+  opt.max_pixels = 8;
+  ImageFolder ds(dir.path().string(), opt);
+  expect_error([&] { (void)ds.get(0); }, {"x.png", "limit of 8"});
+}

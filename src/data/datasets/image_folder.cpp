@@ -4,9 +4,12 @@
 #include <stb/stb_image.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <climits>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 
 #include "ember/ops/factory.h"
@@ -15,19 +18,81 @@ namespace ember::data {
 
 namespace fs = std::filesystem;
 
-Tensor read_image(const std::string& path, int channels) {
+namespace {
+
+// The most pixels each format can encode per byte of file, from its best case
+// (generous: real images stay far below). A header claiming more is corrupt or
+// hostile; stb would allocate and decode the full canvas regardless (a minute
+// and 2 GB for a 200-byte GIF or TGA).
+struct FormatBound {
+  const char* name;
+  int64_t pixels_per_byte;
+};
+
+FormatBound format_bound(const std::vector<unsigned char>& b) {
+  auto starts = [&](std::initializer_list<unsigned char> magic) {
+    return b.size() >= magic.size() && std::equal(magic.begin(), magic.end(), b.begin());
+  };
+  // BMP: stb reads only uncompressed BMPs, 1 bit per pixel at the least.
+  if (starts({'B', 'M'})) return {"BMP", 8};
+  // PNG: deflate expands at most 1032:1, and 1-bit pixels pack 8 per byte.
+  if (starts({0x89, 'P', 'N', 'G'})) return {"PNG", 8 * 1032};
+  // GIF: a 12-bit LZW code expands to at most 4096 pixels, about 2730 per
+  // byte. (stb allocates the header's logical screen even when the frame is
+  // tiny; this bounds that canvas too.)
+  if (starts({'G', 'I', 'F', '8'})) return {"GIF", 4096};
+  // JPEG: progressive end-of-band runs skip many blocks per code.
+  if (starts({0xFF, 0xD8})) return {"JPEG", 16384};
+  // TGA has no magic number: RLE packets repeat at most 128 pixels per
+  // header byte + 1-byte pixel.
+  return {"TGA", 64};
+}
+
+}  // namespace
+
+Tensor read_image(const std::string& path, int channels, int64_t max_pixels) {
   EMBER_CHECK(channels >= 0 && channels <= 4,
               "read_image: channels must be 0 (as stored), 1, 2, 3 or 4, got {}", channels);
   std::error_code ec;
   EMBER_CHECK(fs::is_regular_file(path, ec), "read_image: cannot open '{}': no such file", path);
+  std::vector<unsigned char> bytes;
+  {
+    std::ifstream f(path, std::ios::binary | std::ios::ate);
+    EMBER_CHECK(f.good(), "read_image: cannot open '{}': {}", path, std::strerror(errno));
+    const std::streamoff size = f.tellg();
+    EMBER_CHECK(size >= 0 && size <= INT32_MAX, "read_image: '{}' is {} bytes, larger than stb_image reads (2 GiB)",
+                path, static_cast<int64_t>(size));
+    bytes.resize(static_cast<size_t>(size));
+    f.seekg(0);
+    f.read(reinterpret_cast<char*>(bytes.data()), size);
+    EMBER_CHECK(f.good() || size == 0, "read_image: reading '{}' failed: {}", path, std::strerror(errno));
+  }
+  const int len = static_cast<int>(bytes.size());
+  // Dimensions from the header first: nothing is allocated for the pixels
+  // until they pass the limits.
   int w = 0, h = 0, c = 0;
-  std::unique_ptr<stbi_uc, void (*)(void*)> pixels(
-      stbi_load(path.c_str(), &w, &h, &c, channels), stbi_image_free);
-  EMBER_CHECK(pixels, "read_image: cannot decode '{}': {} (is it a PNG/JPEG/BMP/GIF/TGA image?)",
+  EMBER_CHECK(stbi_info_from_memory(bytes.data(), len, &w, &h, &c) == 1,
+              "read_image: cannot decode '{}': {} (is it a PNG/JPEG/BMP/GIF/TGA image?)", path,
+              stbi_failure_reason() ? stbi_failure_reason() : "unknown format");
+  const FormatBound bound = format_bound(bytes);
+  const int64_t pixels = int64_t{w} * int64_t{h};
+  EMBER_CHECK(w > 0 && h > 0, "read_image: '{}': the {} header declares a {}x{} image", path, bound.name, w, h);
+  EMBER_CHECK(pixels <= max_pixels,
+              "read_image: '{}': the {} header declares {}x{} = {} pixels, more than the limit of {} "
+              "(ImageFolderOptions::max_pixels)", path, bound.name, w, h, pixels, max_pixels);
+  EMBER_CHECK(pixels <= bound.pixels_per_byte * int64_t{len},
+              "read_image: '{}': the {} header declares {}x{} = {} pixels, more than a {}-byte {} file can "
+              "encode (at most {} pixels per byte); the file is corrupt or truncated",
+              path, bound.name, w, h, pixels, len, bound.name, bound.pixels_per_byte);
+  std::unique_ptr<stbi_uc, void (*)(void*)> pixels_buf(
+      stbi_load_from_memory(bytes.data(), len, &w, &h, &c, channels), stbi_image_free);
+  EMBER_CHECK(pixels_buf, "read_image: cannot decode '{}': {} (is it a PNG/JPEG/BMP/GIF/TGA image?)",
               path, stbi_failure_reason() ? stbi_failure_reason() : "unknown error");
+  EMBER_CHECK(int64_t{w} * h <= pixels, "read_image: '{}': decoded {}x{}, larger than its header's {} pixels", path,
+              w, h, pixels);
   const int out_c = channels == 0 ? c : channels;
   Tensor out = empty({h, w, out_c}, kUInt8);
-  std::memcpy(out.data_ptr(), pixels.get(), static_cast<size_t>(h) * w * out_c);
+  std::memcpy(out.data_ptr(), pixels_buf.get(), static_cast<size_t>(h) * w * out_c);
   return out;
 }
 
@@ -103,7 +168,7 @@ Sample ImageFolder::get(int64_t index) const {
   const auto& [path, label] = samples_[static_cast<size_t>(index)];
   Tensor image;
   try {
-    image = read_image(path, options_.channels);
+    image = read_image(path, options_.channels, options_.max_pixels);
   } catch (const Error& e) {
     EMBER_ERROR("ImageFolder: sample index {}: {}", index, e.what());
   }

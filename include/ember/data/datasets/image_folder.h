@@ -2,6 +2,7 @@
 // GIF/TGA decoded with stb_image.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -10,6 +11,11 @@
 
 namespace ember::data {
 
+// Largest image read_image decodes by default: 64 Mpixels (8192 x 8192), at
+// most 256 MB decoded. Images are untrusted files: their header dimensions
+// are checked against this and against the file size before decoding.
+inline constexpr int64_t kDefaultMaxImagePixels = int64_t{1} << 26;
+
 struct ImageFolderOptions {
   // Output channels: 1 (grey), 3 (RGB, torchvision's default) or 4.
   int channels = 3;
@@ -17,6 +23,8 @@ struct ImageFolderOptions {
   std::pair<int64_t, int64_t> resize = {0, 0};
   // File extensions (lower case) that count as images.
   std::vector<std::string> extensions = {".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tga"};
+  // Images with more pixels (width x height, from the header) are an error.
+  int64_t max_pixels = kDefaultMaxImagePixels;
 };
 
 // Samples (image uint8 [H, W, C], label int64 []), classes and files in
@@ -39,8 +47,11 @@ class ImageFolder : public Dataset {
 };
 
 // Decodes one image file to uint8 [H, W, channels] (channels 0 keeps the
-// file's own).
-Tensor read_image(const std::string& path, int channels = 0);
+// file's own). The header's width and height are read first and checked
+// before anything is decoded: at most max_pixels pixels, and no more than
+// the format's best compression can encode in the file's size (a 54-byte BMP
+// cannot hold 268 Mpixels). Errors name the file and the problem.
+Tensor read_image(const std::string& path, int channels = 0, int64_t max_pixels = kDefaultMaxImagePixels);
 // Bilinear resize of uint8 [H, W, C] (align_corners = false), rounded.
 Tensor resize_image(const Tensor& image, int64_t height, int64_t width);
 
