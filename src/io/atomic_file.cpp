@@ -1,10 +1,15 @@
 #include "ember/io/atomic_file.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -68,7 +73,60 @@ class TempFile {
 
 }  // namespace
 
+namespace {
+
+// The writer's PID when name is "<base>.tmp.<pid>.<8 hex>" (base non-empty,
+// equal to `base` when given), else 0.
+long temp_file_pid(std::string_view name, std::string_view base) {
+  constexpr std::string_view kTmp = ".tmp.";
+  if (name.size() < 9 + kTmp.size() + 2) return 0;
+  const std::string_view hex = name.substr(name.size() - 8);
+  if (name[name.size() - 9] != '.' ||
+      !std::all_of(hex.begin(), hex.end(), [](char ch) { return std::isxdigit(static_cast<unsigned char>(ch)); }))
+    return 0;
+  std::string_view rest = name.substr(0, name.size() - 9);  // "<base>.tmp.<pid>"
+  const size_t tmp = rest.rfind(kTmp);
+  if (tmp == std::string_view::npos || tmp == 0) return 0;
+  if (!base.empty() && rest.substr(0, tmp) != base) return 0;
+  const std::string_view digits = rest.substr(tmp + kTmp.size());
+  long pid = 0;
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), pid);
+  if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() || pid <= 0) return 0;
+  return pid;
+}
+
+bool process_alive(long pid) { return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM; }
+
+}  // namespace
+
+size_t remove_stale_temp_files(const std::string& dir, const std::string& target, std::chrono::seconds max_age) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::directory_iterator it(dir.empty() ? "." : dir, ec), end;
+  if (ec) return 0;
+  const std::string base = target.empty() ? std::string() : fs::path(target).filename().string();
+  const auto now = fs::file_time_type::clock::now();
+  size_t removed = 0;
+  for (; it != end; it.increment(ec)) {
+    if (ec) break;
+    const std::string name = it->path().filename().string();
+    const long pid = temp_file_pid(name, base);
+    if (pid == 0 || !it->is_regular_file(ec)) continue;
+    bool stale = pid != static_cast<long>(::getpid()) && !process_alive(pid);
+    if (!stale) {
+      const auto mtime = fs::last_write_time(it->path(), ec);
+      stale = !ec && now - mtime > max_age;
+    }
+    if (stale && fs::remove(it->path(), ec)) ++removed;
+  }
+  return removed;
+}
+
 void write_file_atomic(const std::string& path, std::string_view contents, std::string_view what) {
+  // Leftovers of earlier writes of this file that were killed mid-way
+  // (a crash between open and rename): one directory scan per write.
+  const size_t slash = path.rfind('/');
+  remove_stale_temp_files(slash == std::string::npos ? "." : path.substr(0, slash + 1), path);
   TempFile tmp(path, what);
   tmp.write_all(contents);
   tmp.commit();

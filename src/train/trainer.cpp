@@ -317,6 +317,8 @@ void Trainer::State::setup() {
     table = MetricsTable::from_csv(r.metrics_csv, "checkpoint metrics");
     load_trainer_json(r.trainer_json);
     run_dir = options.run_dir;
+    // A kill during a checkpoint write leaves "<name>.tmp.<pid>.<hex>" behind.
+    io::remove_stale_temp_files(run_dir);
   } else {
     std::string name = c.get_string("log.name");
     if (name.empty()) name = c.get_string("model.name");
