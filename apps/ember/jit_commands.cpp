@@ -1,7 +1,8 @@
-// ember export RUN_DIR|CHECKPOINT [--checkpoint best|last] [-o model.ember] [--no-verify]
+// ember export RUN_DIR|CHECKPOINT [--checkpoint best|last] [-o model.ember] [--dynamic batch] [--no-verify]
 //   Rebuilds the run's model from its checkpoint, traces it on a batch of the
 //   run's test data, verifies the graph against eager (bitwise, on that batch
-//   and the next) and writes the .ember file. Exit 1 when verification fails.
+//   and the next; with --dynamic batch also at half the batch size) and writes
+//   the .ember file. Exit 1 when verification fails.
 // ember inspect model.ember
 //   Inputs/outputs, op counts, parameters, FLOPs per sample, source run.
 #include "jit_commands.h"
@@ -77,7 +78,8 @@ bool fits(const jit::Graph& g, const std::vector<Tensor>& inputs) {
   }
 }
 
-int run_export(const std::string& target, const std::string& which, std::string output, bool verify_it) {
+int run_export(const std::string& target, const std::string& which, std::string output, bool verify_it,
+               const std::string& dynamic) {
   const bool is_dir = fs::is_directory(target);
   const fs::path ckpt_path = is_dir ? fs::path(target) / (which + ".ckpt") : fs::path(target);
   if (!fs::exists(ckpt_path))
@@ -111,6 +113,14 @@ int run_export(const std::string& target, const std::string& which, std::string 
                                             : std::vector<std::string>{"tokens", "lengths"};
   if (opts.input_names.size() != batches[0].size()) opts.input_names.clear();
   opts.output_names = {"output"};
+  if (dynamic == "batch")
+    for (size_t i = 0; i < batches[0].size(); ++i) opts.dynamic_dims.push_back({i, 0, "batch"});
+  if (dynamic == "batch" && batches.size() > 0 && batches[0][0].size(0) >= 4) {
+    // One more check at another batch size: the first half of the example.
+    std::vector<Tensor> half;
+    for (const Tensor& t : batches[0]) half.push_back(t.narrow(0, 0, t.size(0) / 2).contiguous());
+    batches.push_back(half);
+  }
   jit::ModelFile m;
   m.graph = jit::trace(*model, fn, batches[0], opts);
   m.source = {{"run_dir", fs::absolute(run_dir).lexically_normal().string()},
@@ -138,7 +148,8 @@ int run_export(const std::string& target, const std::string& which, std::string 
       if (i > 0 && !fits(back.graph, batches[i])) continue;  // a short last batch: another shape
       jit::VerifyResult r = jit::verify(*model, fn, back.graph, batches[i]);
       for (const jit::OutputDiff& d : r.outputs)
-        std::printf("verify batch %zu: %s: max abs diff %.3g, max rel diff %.3g%s%s\n", i, d.name.c_str(), d.max_abs,
+        std::printf("verify batch %zu (%lld samples): %s: max abs diff %.3g, max rel diff %.3g%s%s\n", i,
+                    static_cast<long long>(batches[i][0].size(0)), d.name.c_str(), d.max_abs,
                     d.max_rel, d.bitwise_equal ? " (bitwise equal)" : "",
                     d.ok ? "" : (d.problem.empty() ? " OUT OF TOLERANCE" : (" " + d.problem).c_str()));
       ok = ok && r.ok;
@@ -224,13 +235,15 @@ JitCommands::JitCommands(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::IsMember({"best", "last"}));
   export_->add_option("-o,--output", output_, "the .ember file to write (default RUN_DIR/model.ember)");
+  export_->add_option("--dynamic", dynamic_, "dims that stay symbolic in the graph (batch: dim 0 of every input)")
+      ->check(CLI::IsMember({"batch"}));
   export_->add_flag("--no-verify", no_verify_, "skip comparing the exported graph with the eager model");
   inspect_ = app.add_subcommand("inspect", "show a .ember model: inputs, outputs, ops, parameters, source run");
   inspect_->add_option("model", model_path_, "model.ember")->required();
 }
 
 std::optional<int> JitCommands::run() {
-  if (*export_) return run_export(target_, checkpoint_, output_, !no_verify_);
+  if (*export_) return run_export(target_, checkpoint_, output_, !no_verify_, dynamic_);
   if (*inspect_) return run_inspect(model_path_);
   return std::nullopt;
 }

@@ -19,7 +19,7 @@ class JitCommands {
  private:
   CLI::App* export_ = nullptr;
   CLI::App* inspect_ = nullptr;
-  std::string target_, checkpoint_ = "best", output_, model_path_;
+  std::string target_, checkpoint_ = "best", output_, model_path_, dynamic_;
   bool no_verify_ = false;
 };
 

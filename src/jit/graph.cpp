@@ -12,6 +12,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -54,6 +55,95 @@ std::string attr_str(const AttrValue& v) {
     std::string operator()(const std::string& s) const { return fmt::format("\"{}\"", s); }
   };
   return std::visit(V{}, v);
+}
+
+// ---- symbolic sizes ----
+
+namespace {
+bool is_symbol_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+}  // namespace
+
+SymExpr SymExpr::parse(const std::string& text) {
+  SymExpr e;
+  auto bad = [&](const char* why) -> SymExpr {
+    EMBER_ERROR("symbolic size '{}': {} (expected terms like 2*batch*seq joined by ' + ')", text, why);
+  };
+  size_t i = 0;
+  auto skip = [&] {
+    while (i < text.size() && text[i] == ' ') ++i;
+  };
+  skip();
+  if (i == text.size()) return bad("empty");
+  while (i < text.size()) {
+    Term t;
+    t.coef = 1;
+    bool have_coef = false;
+    for (bool first = true;; first = false) {
+      skip();
+      if (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '-')) {
+        if (have_coef || !first) return bad("a number inside a product");
+        size_t used = 0;
+        try {
+          t.coef = std::stoll(text.substr(i), &used);
+        } catch (const std::exception&) {
+          return bad("a coefficient out of range");
+        }
+        i += used;
+        have_coef = true;
+      } else if (i < text.size() && std::isalpha(static_cast<unsigned char>(text[i]))) {
+        size_t j = i;
+        while (j < text.size() && is_symbol_char(text[j])) ++j;
+        t.symbols.push_back(text.substr(i, j - i));
+        i = j;
+      } else {
+        return bad("expected a number or a symbol");
+      }
+      skip();
+      if (i < text.size() && text[i] == '*') {
+        ++i;
+        continue;
+      }
+      break;
+    }
+    std::sort(t.symbols.begin(), t.symbols.end());
+    e.terms.push_back(std::move(t));
+    skip();
+    if (i == text.size()) break;
+    if (text[i] != '+') return bad("expected '+'");
+    ++i;
+  }
+  return e;
+}
+
+std::string SymExpr::str() const {
+  std::vector<std::string> parts;
+  for (const Term& t : terms) {
+    std::vector<std::string> f;
+    if (t.coef != 1 || t.symbols.empty()) f.push_back(fmt::format("{}", t.coef));
+    for (const std::string& s : t.symbols) f.push_back(s);
+    parts.push_back(fmt::format("{}", fmt::join(f, "*")));
+  }
+  return parts.empty() ? "0" : fmt::format("{}", fmt::join(parts, " + "));
+}
+
+bool SymExpr::is_constant() const {
+  for (const Term& t : terms)
+    if (!t.symbols.empty() && t.coef != 0) return false;
+  return true;
+}
+
+int64_t SymExpr::eval(const SymbolValues& symbols) const {
+  int64_t total = 0;
+  for (const Term& t : terms) {
+    int64_t v = t.coef;
+    for (const std::string& s : t.symbols) {
+      auto it = symbols.find(s);
+      EMBER_CHECK(it != symbols.end(), "symbolic size '{}': no value for '{}'", str(), s);
+      EMBER_CHECK(!__builtin_mul_overflow(v, it->second, &v), "symbolic size '{}' overflows int64", str());
+    }
+    EMBER_CHECK(!__builtin_add_overflow(total, v, &total), "symbolic size '{}' overflows int64", str());
+  }
+  return total;
 }
 
 // ---- Node attributes ----
@@ -99,6 +189,43 @@ int Graph::add_value(TensorType type) {
   return static_cast<int>(values.size()) - 1;
 }
 
+std::vector<int64_t> Graph::sizes(int value, const SymbolValues& symbols) const {
+  const TensorType& t = type(value);
+  std::vector<int64_t> s;
+  s.reserve(t.shape.size());
+  for (const Dim& d : t.shape) {
+    if (!d.is_symbolic() || symbols.empty()) {
+      s.push_back(d.size);
+      continue;
+    }
+    const int64_t v = SymExpr::parse(d.symbol).eval(symbols);
+    EMBER_CHECK(v >= 0, "symbolic size '{}' is negative ({}) for these inputs", d.symbol, v);
+    s.push_back(v);
+  }
+  return s;
+}
+
+Node Graph::resolve(const Node& n, const SymbolValues& symbols) {
+  Node r = n;
+  for (const Node::SymAttr& sa : n.sym_attrs) {
+    std::vector<int64_t> v;
+    for (const std::string& e : sa.exprs) v.push_back(SymExpr::parse(e).eval(symbols));
+    for (Attr& a : r.attrs) {
+      if (a.name != sa.name) continue;
+      if (std::holds_alternative<int64_t>(a.value)) {
+        EMBER_CHECK(v.size() == 1, "{} node: symbolic attribute '{}' needs one expression", n.kind, sa.name);
+        a.value = v[0];
+      } else {
+        EMBER_CHECK(std::holds_alternative<std::vector<int64_t>>(a.value) &&
+                        std::get<std::vector<int64_t>>(a.value).size() == v.size(),
+                    "{} node: symbolic attribute '{}' does not match its integer list", n.kind, sa.name);
+        a.value = v;
+      }
+    }
+  }
+  return r;
+}
+
 std::vector<std::pair<std::string, int64_t>> Graph::op_counts() const {
   std::map<std::string, int64_t> m;
   for (const Node& n : nodes) ++m[n.kind];
@@ -115,7 +242,14 @@ std::string Graph::str() const {
     std::vector<std::string> outs, ins, attrs;
     for (int o : n.outputs) outs.push_back(o == kNoValue ? "_" : fmt::format("{}: {}", vname(o), type(o).str()));
     for (int i : n.inputs) ins.push_back(vname(i));
-    for (const Attr& a : n.attrs) attrs.push_back(fmt::format("{}={}", a.name, attr_str(a.value)));
+    for (const Attr& a : n.attrs) {
+      std::string v = attr_str(a.value);
+      for (const Node::SymAttr& sa : n.sym_attrs)
+        if (sa.name == a.name) v = sa.exprs.size() == 1 && std::holds_alternative<int64_t>(a.value)
+                                       ? sa.exprs[0]
+                                       : fmt::format("[{}]", fmt::join(sa.exprs, ", "));
+      attrs.push_back(fmt::format("{}={}", a.name, v));
+    }
     s += fmt::format("{} = {}({}){}{}\n", fmt::join(outs, ", "), n.kind, fmt::join(ins, ", "),
                      attrs.empty() ? "" : fmt::format(" {{{}}}", fmt::join(attrs, ", ")),
                      n.scope.empty() ? "" : fmt::format("  # {}", n.scope));
@@ -132,6 +266,16 @@ bool is_known_kind(const std::string& kind) {
   }();
   return kinds.count(kind) > 0;
 }
+
+namespace {
+void parse_in(const std::string& expr, const std::string& what) {
+  try {
+    SymExpr::parse(expr);
+  } catch (const Error& e) {
+    EMBER_ERROR("{}: {}", what, e.what());
+  }
+}
+}  // namespace
 
 void check_graph(const Graph& g, const std::string& what) {
   const int nv = static_cast<int>(g.values.size());
@@ -168,7 +312,14 @@ void check_graph(const Graph& g, const std::string& what) {
     }
     for (int v : n.outputs)
       if (v != kNoValue) define(v, where);
+    for (const Node::SymAttr& sa : n.sym_attrs) {
+      EMBER_CHECK(n.find(sa.name), "{}: {}: symbolic attribute '{}' has no traced value", what, where, sa.name);
+      for (const std::string& e : sa.exprs) parse_in(e, what);
+    }
   }
+  for (const Value& v : g.values)
+    for (const Dim& d : v.type.shape)
+      if (d.is_symbolic()) parse_in(d.symbol, what);
   names.clear();
   for (const NamedValue& out : g.outputs) {
     EMBER_CHECK(names.insert(out.name).second, "{}: output name '{}' appears twice", what, out.name);

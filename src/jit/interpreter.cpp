@@ -31,6 +31,7 @@ namespace {
 
 struct Ctx {
   const Graph& g;
+  const SymbolValues& syms;
   const Node& n;
   size_t index;
   std::vector<Tensor> in;   // undefined for absent inputs
@@ -46,7 +47,7 @@ std::string shape_of(const Tensor& t) { return fmt::format("{}[{}]", to_string(t
 Tensor alloc(const Ctx& c, size_t i) {
   if (i >= c.n.outputs.size() || c.n.outputs[i] == kNoValue) return Tensor();
   const TensorType& t = c.g.type(c.n.outputs[i]);
-  return empty(t.sizes(), TensorOptions(t.dtype));
+  return empty(c.g.sizes(c.n.outputs[i], c.syms), TensorOptions(t.dtype));
 }
 
 const Tensor& input(const Ctx& c, size_t i, const char* what) {
@@ -455,6 +456,13 @@ void dispatch(Ctx& c) {
   bad(c, "the interpreter cannot run this op yet");
 }
 
+// "float32[batch, 10]": the signature with symbol names.
+std::string signature(const TensorType& t) {
+  std::vector<std::string> dims;
+  for (const Dim& d : t.shape) dims.push_back(d.is_symbolic() ? d.symbol : std::to_string(d.size));
+  return fmt::format("{}[{}]", to_string(t.dtype), fmt::join(dims, ", "));
+}
+
 }  // namespace
 
 bool interpreter_supports(const std::string& kind) {
@@ -478,7 +486,7 @@ bool interpreter_supports(const std::string& kind) {
   }
 }
 
-void check_inputs(const Graph& g, const std::vector<Tensor>& inputs) {
+SymbolValues bind_symbols(const Graph& g, const std::vector<Tensor>& inputs) {
   EMBER_CHECK(inputs.size() == g.inputs.size(), "run: the graph takes {} inputs ({}), got {}", g.inputs.size(),
               [&] {
                 std::vector<std::string> n;
@@ -494,20 +502,48 @@ void check_inputs(const Graph& g, const std::vector<Tensor>& inputs) {
     bool ok = x.dtype() == t.dtype && x.dim() == static_cast<int64_t>(t.shape.size());
     for (size_t d = 0; ok && d < t.shape.size(); ++d)
       ok = t.shape[d].is_symbolic() || x.size(static_cast<int64_t>(d)) == t.shape[d].size;
-    EMBER_CHECK(ok, "run: input '{}' must be {}, got {}", in.name, t.str(), shape_of(x));
+    EMBER_CHECK(ok, "run: input '{}' must be {}, got {}", in.name, signature(t), shape_of(x));
   }
+  // A dim that is one symbol binds it; every other symbolic dim must then agree.
+  SymbolValues syms;
+  for (int pass = 0; pass < 2; ++pass)
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const TensorType& t = g.type(g.inputs[i].value);
+      for (size_t d = 0; d < t.shape.size(); ++d) {
+        if (!t.shape[d].is_symbolic()) continue;
+        const int64_t got = inputs[i].size(static_cast<int64_t>(d));
+        SymExpr e = SymExpr::parse(t.shape[d].symbol);
+        const bool plain = e.terms.size() == 1 && e.terms[0].coef == 1 && e.terms[0].symbols.size() == 1;
+        if (pass == 0 && plain) {
+          const std::string& name = e.terms[0].symbols[0];
+          EMBER_CHECK(got >= 1, "run: input '{}' dim {} ('{}') must be at least 1, got {}", g.inputs[i].name, d,
+                      name, got);
+          auto [it, fresh] = syms.emplace(name, got);
+          EMBER_CHECK(fresh || it->second == got,
+                      "run: input '{}' dim {} is '{}' = {} elsewhere, but {} here ({})", g.inputs[i].name, d, name,
+                      it->second, got, shape_of(inputs[i]));
+        } else if (pass == 1 && !plain) {
+          EMBER_CHECK(e.eval(syms) == got, "run: input '{}' must be {}, got {}", g.inputs[i].name, signature(t),
+                      shape_of(inputs[i]));
+        }
+      }
+    }
+  return syms;
 }
 
+void check_inputs(const Graph& g, const std::vector<Tensor>& inputs) { bind_symbols(g, inputs); }
+
 std::vector<Tensor> run(const Graph& g, const std::vector<Tensor>& inputs) {
-  check_inputs(g, inputs);
+  const SymbolValues syms = bind_symbols(g, inputs);
   TraceHookPause pause;
   NoGradGuard no_grad;
   std::vector<Tensor> env(g.values.size());
   for (size_t i = 0; i < inputs.size(); ++i) env[static_cast<size_t>(g.inputs[i].value)] = inputs[i].contiguous();
   for (const Constant& c : g.constants) env[static_cast<size_t>(c.value)] = c.data;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
-    const Node& n = g.nodes[i];
-    Ctx c{g, n, i, {}, {}};
+    const Node resolved = g.nodes[i].sym_attrs.empty() ? Node() : Graph::resolve(g.nodes[i], syms);
+    const Node& n = g.nodes[i].sym_attrs.empty() ? g.nodes[i] : resolved;
+    Ctx c{g, syms, n, i, {}, {}};
     for (int v : n.inputs) c.in.push_back(v == kNoValue ? Tensor() : env.at(static_cast<size_t>(v)));
     dispatch(c);
     if (c.out.size() != n.outputs.size()) bad(c, "produced the wrong number of outputs");
@@ -515,9 +551,9 @@ std::vector<Tensor> run(const Graph& g, const std::vector<Tensor>& inputs) {
       if (n.outputs[o] == kNoValue) continue;
       const TensorType& t = g.type(n.outputs[o]);
       const Tensor& r = c.out[o];
-      if (!r.defined() || r.dtype() != t.dtype || r.sizes().vec() != t.sizes())
+      if (!r.defined() || r.dtype() != t.dtype || r.sizes().vec() != g.sizes(n.outputs[o], syms))
         bad(c, fmt::format("output {} is {}, but the graph types it {}", o, r.defined() ? shape_of(r) : "undefined",
-                           t.str()));
+                           signature(t)));
       env[static_cast<size_t>(n.outputs[o])] = r;
     }
   }

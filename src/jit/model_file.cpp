@@ -149,6 +149,11 @@ std::string graph_to_json(const ModelFile& m) {
     for (const Attr& a : n.attrs) attrs[a.name] = attr_json(a.value);
     json node = {{"op", n.kind}, {"inputs", n.inputs}, {"outputs", n.outputs}, {"attrs", attrs}};
     if (!n.scope.empty()) node["scope"] = n.scope;
+    if (!n.sym_attrs.empty()) {
+      json sym = json::object();
+      for (const Node::SymAttr& sa : n.sym_attrs) sym[sa.name] = sa.exprs;
+      node["sym_attrs"] = sym;
+    }
     nodes.push_back(std::move(node));
   }
   json j = {{"format", kFormatName},
@@ -210,6 +215,9 @@ ModelFile graph_from_json(const std::string& text, const std::string& source) {
       for (auto it = n.at("attrs").begin(); it != n.at("attrs").end(); ++it)
         node.attrs.push_back({it.key(), attr_from(it.value(), fmt::format("{}: node {} attribute '{}'", source, index, it.key()))});
       if (n.contains("scope")) node.scope = n.at("scope").get<std::string>();
+      if (n.contains("sym_attrs"))
+        for (auto it = n.at("sym_attrs").begin(); it != n.at("sym_attrs").end(); ++it)
+          node.sym_attrs.push_back({it.key(), it.value().get<std::vector<std::string>>()});
       g.nodes.push_back(std::move(node));
       ++index;
     }

@@ -20,6 +20,7 @@
 #include "ember/jit/passes/dead_code.h"
 #include "ember/jit/trace.h"
 #include "ember/ops/view.h"
+#include "jit/trace_fixed.h"
 
 namespace ember::jit {
 
@@ -83,11 +84,10 @@ class Tracer final : public TraceHook {
   void view(const Tensor& base, const Tensor& v) override {
     int b = lookup(base, "a view");
     const Geometry bg = geometry_[static_cast<size_t>(b)];
-    Geometry vg = Geometry::of(v);
-    if (vg == bg) {  // the same tensor under another handle
-      bind(v, b);
-      return;
-    }
+    const Geometry vg = Geometry::of(v);
+    // A view with the base's own geometry is still a node: whether a view op
+    // is a no-op can depend on sizes, and the graph's structure must not
+    // (Note [dynamic dims]).
     if (relaid_.count(b))
       fail(fmt::format("a view of constant '{}', which is not contiguous, cannot be traced yet", constant_name(b)));
     Node n;
@@ -296,8 +296,8 @@ class EvalModeGuard {
 
 }  // namespace
 
-Graph trace(nn::Module& module, const TraceFn& fn, const std::vector<Tensor>& example_inputs,
-            const TraceOptions& options) {
+Graph trace_fixed(nn::Module& module, const TraceFn& fn, const std::vector<Tensor>& example_inputs,
+                  const TraceOptions& options) {
   EMBER_CHECK(!example_inputs.empty(), "trace: expected at least one example input");
   EMBER_CHECK(options.input_names.empty() || options.input_names.size() == example_inputs.size(),
               "trace: {} input names for {} example inputs", options.input_names.size(), example_inputs.size());

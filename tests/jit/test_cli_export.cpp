@@ -54,8 +54,9 @@ fs::path CliExport::root_, CliExport::run_;
 TEST_F(CliExport, ExportVerifiesWritesAndInspectShowsTheModel) {
   Result e = ember_cli("export " + run_.string());
   ASSERT_EQ(e.code, 0) << e.output;
-  EXPECT_TRUE(contains(e.output, "verify batch 0: output: max abs diff 0, max rel diff 0 (bitwise equal)")) << e.output;
-  EXPECT_TRUE(contains(e.output, "verify batch 1: output")) << e.output;
+  EXPECT_TRUE(contains(e.output, "verify batch 0 (32 samples): output: max abs diff 0, max rel diff 0 (bitwise equal)"))
+      << e.output;
+  EXPECT_TRUE(contains(e.output, "verify batch 1 (32 samples): output")) << e.output;
   EXPECT_TRUE(contains(e.output, "verified bitwise against eager")) << e.output;
   const fs::path model = run_ / "model.ember";
   ASSERT_TRUE(fs::exists(model));
@@ -88,6 +89,22 @@ TEST_F(CliExport, LastCheckpointAndOutputPath) {
   // A checkpoint file works as the target too.
   Result c = ember_cli("export " + (run_ / "best.ckpt").string() + " -o " + (root_ / "b.ember").string());
   EXPECT_EQ(c.code, 0) << c.output;
+}
+
+TEST_F(CliExport, DynamicBatchRunsAtAnyBatchSize) {
+  const fs::path out = root_ / "dyn.ember";
+  Result e = ember_cli("export " + run_.string() + " --dynamic batch -o " + out.string());
+  ASSERT_EQ(e.code, 0) << e.output;
+  EXPECT_TRUE(contains(e.output, "verify batch 2 (16 samples): output: max abs diff 0")) << e.output;
+  ember::jit::ModelFile m = ember::jit::load_model(out.string());
+  EXPECT_EQ(m.graph.type(m.graph.inputs[0].value).str(), "float32[batch=32, 1, 28, 28]");
+  for (int64_t b : {1, 5, 64}) {
+    ember::Tensor y = ember::jit::run(m.graph, {ember::randn({b, 1, 28, 28})})[0];
+    EXPECT_EQ(y.sizes().vec(), (std::vector<int64_t>{b, 10}));
+  }
+  Result i = ember_cli("inspect " + out.string());
+  EXPECT_TRUE(contains(i.output, "input: float32[batch=32, 1, 28, 28]")) << i.output;
+  EXPECT_EQ(ember_cli("export " + run_.string() + " --dynamic seq").code, 2);
 }
 
 TEST_F(CliExport, ErrorsAndExitCodes) {

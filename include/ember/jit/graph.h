@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,10 +16,28 @@
 
 namespace ember::jit {
 
-// One dimension: a size, and a symbol ("batch") when the size may vary.
+// A size that follows the symbolic dims: a sum of integer multiples of
+// products of symbols, "batch", "72*batch", "8*batch*seq + -8*batch".
+struct SymExpr {
+  struct Term {
+    int64_t coef = 0;
+    std::vector<std::string> symbols;  // sorted; empty: the constant term
+  };
+  std::vector<Term> terms;
+  // Throws naming `text` when it is not such an expression.
+  static SymExpr parse(const std::string& text);
+  std::string str() const;
+  bool is_constant() const;
+  // Throws for an unknown symbol or an overflowing value.
+  int64_t eval(const std::map<std::string, int64_t>& symbols) const;
+};
+using SymbolValues = std::map<std::string, int64_t>;
+
+// One dimension: the traced size, and an expression (usually one symbol,
+// "batch") when the size follows a dynamic dim.
 struct Dim {
   int64_t size = 0;
-  std::string symbol;  // empty: a fixed size
+  std::string symbol;  // empty: a fixed size; else a SymExpr
   bool is_symbolic() const { return !symbol.empty(); }
   bool operator==(const Dim&) const = default;
 };
@@ -45,6 +64,13 @@ struct Node {
   std::vector<int> outputs; // may hold kNoValue (an output nobody needs)
   std::vector<Attr> attrs;
   std::string scope;        // module path where known ("encoder.layers.0"), for errors and inspect
+  // Integer attributes that follow the dynamic dims: per element a SymExpr
+  // (a plain number where the element is fixed); `attrs` holds the traced values.
+  struct SymAttr {
+    std::string name;
+    std::vector<std::string> exprs;
+  };
+  std::vector<SymAttr> sym_attrs;
 
   const AttrValue* find(const std::string& name) const;
   // Typed reads: missing or mistyped attributes throw naming the node and attribute.
@@ -82,6 +108,10 @@ struct Graph {
   std::vector<Constant> constants;
 
   int add_value(TensorType type);
+  // The dims' sizes with the symbols bound (the traced sizes when empty).
+  std::vector<int64_t> sizes(int value, const SymbolValues& symbols) const;
+  // `n` with its symbolic attributes evaluated.
+  static Node resolve(const Node& n, const SymbolValues& symbols);
   const TensorType& type(int value) const { return values.at(static_cast<size_t>(value)).type; }
   // Node counts per kind, sorted by kind.
   std::vector<std::pair<std::string, int64_t>> op_counts() const;

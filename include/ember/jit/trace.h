@@ -22,7 +22,17 @@ class TracingError : public Error {
   using Error::Error;
 };
 
+// Input `input`'s dim `dim` may vary at run time under the name `name`
+// ("batch", "seq"); the same name on several inputs means the same size.
+struct DynamicDim {
+  size_t input = 0;
+  int64_t dim = 0;
+  std::string name;
+};
+
 struct TraceOptions {
+  // Dims that stay symbolic in the graph (Note [dynamic dims] in src/jit/dynamic.cpp).
+  std::vector<DynamicDim> dynamic_dims;
   // false: a host read of a traced value becomes a warning (the value read is
   // baked into the graph as a constant), like PyTorch's TracerWarning.
   bool strict = true;

@@ -1,0 +1,329 @@
+// Note [dynamic dims]: C++ code computes sizes with plain integers, so one
+// trace cannot tell a size that follows the batch from a constant. jit::trace
+// therefore traces at the example sizes and at probe sizes of each dynamic dim
+// (the corners of {n, n±1} per symbol, and one more point as a check), with
+// inputs cut or repeated along those dims. The graphs must be identical but
+// for integers (shapes, view sizes/strides/offsets, reduction geometry); each
+// such integer is fitted as a sum of integer multiples of products of the
+// symbols ("72*batch", "8*batch*seq"), which covers flatten, transposes and
+// offsets of selects. The check point rejects anything that is not of that
+// form. What cannot be symbolic fails the trace by name:
+//  - a graph that changes structure (a loop over a dynamic dim: the RNN's steps);
+//  - a non-integer attribute that changes (a mean's 1/n over a dynamic dim);
+//  - a constant that changes (arange over a dynamic dim), except constants of
+//    one repeated value (zeros, ones, full), which become fill nodes;
+//  - a view whose size is the traced value of a symbol, fixed, although its
+//    input follows that symbol: the forward baked a traced size into a
+//    constant (PyTorch's most reported tracing bug), a tracing error here.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cmath>
+#include <cstring>
+#include <set>
+
+#include "ember/core/grad_mode.h"
+#include "ember/jit/trace.h"
+#include "ember/ops/indexing.h"
+#include "ember/ops/view.h"
+#include "jit/trace_fixed.h"
+
+namespace ember::jit {
+
+namespace {
+
+std::string point_str(const SymbolValues& p) {
+  std::vector<std::string> s;
+  for (const auto& [k, v] : p) s.push_back(fmt::format("{}={}", k, v));
+  return fmt::format("{}", fmt::join(s, ", "));
+}
+
+// The size n along `dim`, cut from x or repeated from it.
+Tensor resize_dim(const Tensor& x, int64_t dim, int64_t n) {
+  const int64_t have = x.size(dim);
+  if (n <= have) return x.narrow(dim, 0, n).contiguous();
+  std::vector<Tensor> copies(static_cast<size_t>((n + have - 1) / have), x);
+  return cat(copies, dim).narrow(dim, 0, n).contiguous();
+}
+
+// Fits values[p] = sum over symbol subsets S of c_S * prod_{s in S} points[p][s]
+// with integer c_S from the 2^k corner points; the remaining points check it.
+SymExpr fit(const std::vector<std::string>& names, const std::vector<SymbolValues>& points,
+            const std::vector<int64_t>& values, const std::function<std::string()>& what) {
+  const size_t k = names.size(), m = size_t{1} << k;
+  std::vector<std::vector<double>> a(m, std::vector<double>(m + 1));
+  for (size_t p = 0; p < m; ++p) {
+    for (size_t s = 0; s < m; ++s) {
+      double prod = 1;
+      for (size_t i = 0; i < k; ++i)
+        if (s >> i & 1) prod *= static_cast<double>(points[p].at(names[i]));
+      a[p][s] = prod;
+    }
+    a[p][m] = static_cast<double>(values[p]);
+  }
+  for (size_t col = 0; col < m; ++col) {  // Gaussian elimination, partial pivoting
+    size_t piv = col;
+    for (size_t r = col + 1; r < m; ++r)
+      if (std::abs(a[r][col]) > std::abs(a[piv][col])) piv = r;
+    std::swap(a[col], a[piv]);
+    for (size_t r = 0; r < m; ++r) {
+      if (r == col) continue;
+      const double f = a[r][col] / a[col][col];
+      for (size_t c = col; c <= m; ++c) a[r][c] -= f * a[col][c];
+    }
+  }
+  SymExpr e;
+  for (size_t s = 0; s < m; ++s) {
+    const double c = std::round(a[s][m] / a[s][s]);
+    if (c == 0) continue;
+    SymExpr::Term t;
+    t.coef = static_cast<int64_t>(c);
+    for (size_t i = 0; i < k; ++i)
+      if (s >> i & 1) t.symbols.push_back(names[i]);
+    std::sort(t.symbols.begin(), t.symbols.end());
+    e.terms.push_back(std::move(t));
+  }
+  for (size_t p = 0; p < points.size(); ++p)
+    if (e.eval(points[p]) != values[p]) {
+      std::vector<std::string> seen;
+      for (size_t q = 0; q < points.size(); ++q) seen.push_back(fmt::format("{} at {}", values[q], point_str(points[q])));
+      throw TracingError(fmt::format("trace: {} follows the dynamic dims in a way a graph cannot express (not a sum "
+                                     "of integer multiples of products of them): {}",
+                                     what(), fmt::join(seen, "; ")));
+    }
+  return e;
+}
+
+bool same_bytes(const Tensor& a, const Tensor& b) {
+  return a.dtype() == b.dtype() && a.sizes().equals(b.sizes()) &&
+         std::memcmp(a.contiguous().data_ptr(), b.contiguous().data_ptr(), static_cast<size_t>(a.nbytes())) == 0;
+}
+
+// The single value every element of t holds, if there is one.
+std::optional<Scalar> uniform_value(const Tensor& t) {
+  if (t.numel() == 0) return std::nullopt;
+  Tensor c = t.contiguous();
+  const size_t es = c.element_size();
+  const char* p = static_cast<const char*>(c.data_ptr());
+  for (int64_t i = 1; i < c.numel(); ++i)
+    if (std::memcmp(p, p + static_cast<size_t>(i) * es, es) != 0) return std::nullopt;
+  return c.reshape({-1}).narrow(0, 0, 1).reshape({}).item();
+}
+
+bool mentions(const TensorType& t, const std::string& symbol) {
+  for (const Dim& d : t.shape)
+    if (d.is_symbolic())
+      for (const SymExpr::Term& term : SymExpr::parse(d.symbol).terms)
+        if (std::find(term.symbols.begin(), term.symbols.end(), symbol) != term.symbols.end()) return true;
+  return false;
+}
+
+Graph combine(const std::vector<Graph>& graphs, const std::vector<SymbolValues>& points,
+              const std::vector<std::string>& names) {
+  const Graph& g0 = graphs[0];
+  Graph out = g0;
+  auto changes = [&](size_t p, const std::string& what) {
+    throw TracingError(fmt::format(
+        "trace: {} changes with the dynamic dims ({} vs {}): the forward depends on those sizes beyond the shapes "
+        "(a loop over them, a size-dependent branch or value, a size read once and passed as a constant); keep the dim "
+        "fixed, or express it with tensor ops",
+        what, point_str(points[0]), point_str(points[p])));
+  };
+  for (size_t p = 1; p < graphs.size(); ++p) {
+    const Graph& g = graphs[p];
+    if (g.values.size() != g0.values.size() || g.nodes.size() != g0.nodes.size() ||
+        g.constants.size() != g0.constants.size() || g.inputs.size() != g0.inputs.size() ||
+        g.outputs.size() != g0.outputs.size())
+      changes(p, fmt::format("the graph ({} vs {} nodes)", g0.nodes.size(), g.nodes.size()));
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+      const Node &a = g0.nodes[i], &b = g.nodes[i];
+      if (a.kind != b.kind || a.inputs != b.inputs || a.outputs != b.outputs || a.attrs.size() != b.attrs.size())
+        changes(p, fmt::format("node {} ({} vs {})", i, a.kind, b.kind));
+    }
+    for (size_t i = 0; i < g.values.size(); ++i)
+      if (g.values[i].type.dtype != g0.values[i].type.dtype ||
+          g.values[i].type.shape.size() != g0.values[i].type.shape.size())
+        changes(p, fmt::format("the type of value %{}", i));
+    for (size_t i = 0; i < g.constants.size(); ++i)
+      if (g.constants[i].name != g0.constants[i].name || g.constants[i].value != g0.constants[i].value)
+        changes(p, fmt::format("constant {}", g0.constants[i].name));
+  }
+  // Shapes.
+  for (size_t v = 0; v < out.values.size(); ++v)
+    for (size_t d = 0; d < out.values[v].type.shape.size(); ++d) {
+      std::vector<int64_t> sizes;
+      for (const Graph& g : graphs) sizes.push_back(g.values[v].type.shape[d].size);
+      SymExpr e = fit(names, points, sizes, [&] { return fmt::format("dim {} of value %{}", d, v); });
+      if (!e.is_constant()) out.values[v].type.shape[d].symbol = e.str();
+    }
+  // Attributes.
+  for (size_t i = 0; i < out.nodes.size(); ++i) {
+    Node& n = out.nodes[i];
+    for (size_t a = 0; a < n.attrs.size(); ++a) {
+      const Attr& attr = n.attrs[a];
+      auto label = [&] { return fmt::format("attribute '{}' of node {} ({})", attr.name, i, n.kind); };
+      for (size_t p = 1; p < graphs.size(); ++p)
+        if (graphs[p].nodes[i].attrs[a].name != attr.name || graphs[p].nodes[i].attrs[a].value.index() != attr.value.index())
+          changes(p, label());
+      if (std::holds_alternative<int64_t>(attr.value)) {
+        std::vector<int64_t> vals;
+        for (const Graph& g : graphs) vals.push_back(std::get<int64_t>(g.nodes[i].attrs[a].value));
+        SymExpr e = fit(names, points, vals, label);
+        if (!e.is_constant()) n.sym_attrs.push_back({attr.name, {e.str()}});
+      } else if (const auto* list = std::get_if<std::vector<int64_t>>(&attr.value)) {
+        std::vector<std::string> exprs;
+        bool symbolic = false;
+        for (size_t j = 0; j < list->size(); ++j) {
+          std::vector<int64_t> vals;
+          for (size_t p = 0; p < graphs.size(); ++p) {
+            const auto& l = std::get<std::vector<int64_t>>(graphs[p].nodes[i].attrs[a].value);
+            if (l.size() != list->size()) changes(p, label());
+            vals.push_back(l[j]);
+          }
+          SymExpr e = fit(names, points, vals, label);
+          symbolic = symbolic || !e.is_constant();
+          exprs.push_back(e.is_constant() ? std::to_string((*list)[j]) : e.str());
+        }
+        if (symbolic) n.sym_attrs.push_back({attr.name, exprs});
+      } else {
+        for (size_t p = 1; p < graphs.size(); ++p)
+          if (attr_str(graphs[p].nodes[i].attrs[a].value) != attr_str(attr.value))
+            changes(p, fmt::format("{} (a mean over a dynamic dim has a scale of 1/size)", label()));
+      }
+    }
+  }
+  // Constants: fixed, or one repeated value over a symbolic shape (a fill node).
+  std::vector<Constant> kept;
+  std::vector<Node> fills;
+  for (size_t c = 0; c < out.constants.size(); ++c) {
+    const Constant& k = out.constants[c];
+    bool same_shape = true, same_data = true;
+    for (size_t p = 1; p < graphs.size(); ++p) {
+      const Tensor& d = graphs[p].constants[c].data;
+      same_shape = same_shape && d.sizes().equals(k.data.sizes());
+      same_data = same_data && same_shape && same_bytes(d, k.data);
+    }
+    if (same_data) {
+      kept.push_back(k);
+      continue;
+    }
+    std::optional<Scalar> v = uniform_value(k.data);
+    bool uniform = v.has_value() && !same_shape;
+    for (size_t p = 1; uniform && p < graphs.size(); ++p) {
+      std::optional<Scalar> w = uniform_value(graphs[p].constants[c].data);
+      uniform = w && attr_str(*w) == attr_str(*v);
+    }
+    if (!uniform)
+      throw TracingError(fmt::format(
+          "trace: constant '{}' {} depends on the dynamic dims (a tensor the forward built from their sizes, such as "
+          "arange over one); make it an input, or keep that dim fixed",
+          k.name, out.type(k.value).str()));
+    Node f;
+    f.kind = "fill";
+    f.outputs = {k.value};
+    f.attrs = {{"a", *v}};
+    fills.push_back(std::move(f));
+  }
+  out.constants = kept;
+  out.nodes.insert(out.nodes.begin(), fills.begin(), fills.end());
+  // A view that fixes a size to a symbol's traced value although its input follows the symbol.
+  const SymbolValues& base = points[0];
+  for (size_t i = 0; i < out.nodes.size(); ++i) {
+    const Node& n = out.nodes[i];
+    if (n.kind != "as_strided") continue;
+    std::vector<int64_t> sizes = n.attr_ints("sizes");
+    std::vector<std::string> exprs(sizes.size());
+    for (const Node::SymAttr& sa : n.sym_attrs)
+      if (sa.name == "sizes") exprs = sa.exprs;
+    const TensorType& in = out.type(n.inputs[0]);
+    for (const auto& [symbol, value] : base) {
+      if (!mentions(in, symbol)) continue;
+      int64_t fixed_out = 0, fixed_in = 0;
+      for (size_t j = 0; j < sizes.size(); ++j)
+        if (sizes[j] == value && (exprs[j].empty() || SymExpr::parse(exprs[j]).is_constant())) ++fixed_out;
+      for (const Dim& d : in.shape)
+        if (!d.is_symbolic() && d.size == value) ++fixed_in;
+      if (fixed_out > fixed_in)
+        throw TracingError(fmt::format(
+            "trace: a view (node {}{}) fixes a size to {}, the traced value of dynamic dim '{}', although its input "
+            "{} follows '{}': the forward passed a size it read once as a constant (e.g. view({{{}, -1}})); compute "
+            "it from the tensor (x.size(0)), or if the size really is fixed, trace with another example size",
+            i, n.scope.empty() ? "" : fmt::format(", in {}", n.scope), value, symbol, in.str(), symbol, value));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Graph trace(nn::Module& module, const TraceFn& fn, const std::vector<Tensor>& example_inputs,
+            const TraceOptions& options) {
+  if (options.dynamic_dims.empty()) return trace_fixed(module, fn, example_inputs, options);
+  SymbolValues base;
+  std::vector<std::string> names;
+  for (const DynamicDim& d : options.dynamic_dims) {
+    EMBER_CHECK(d.input < example_inputs.size(), "trace: dynamic dim '{}' names input {}, but there are {} inputs",
+                d.name, d.input, example_inputs.size());
+    const Tensor& x = example_inputs[d.input];
+    EMBER_CHECK(x.defined() && d.dim >= 0 && d.dim < x.dim(), "trace: dynamic dim '{}': input {} has no dim {}",
+                d.name, d.input, d.dim);
+    EMBER_CHECK(!d.name.empty() && std::isalpha(static_cast<unsigned char>(d.name[0])) &&
+                    std::all_of(d.name.begin(), d.name.end(),
+                                [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }),
+                "trace: dynamic dim name '{}' must be an identifier (letters, digits, _)", d.name);
+    const int64_t n = x.size(d.dim);
+    EMBER_CHECK(n >= 2, "trace: dynamic dim '{}' needs an example size of at least 2 (input {} dim {} is {}): size "
+                "1 dims broadcast, so they cannot show how the graph follows the size",
+                d.name, d.input, d.dim, n);
+    auto [it, fresh] = base.emplace(d.name, n);
+    EMBER_CHECK(fresh || it->second == n, "trace: dynamic dim '{}' is {} on one input and {} on another", d.name,
+                it->second, n);
+    if (fresh) names.push_back(d.name);
+  }
+  EMBER_CHECK(names.size() <= 3, "trace: at most 3 distinct dynamic dims, got {}", names.size());
+  std::vector<SymbolValues> points;
+  for (size_t mask = 0; mask < (size_t{1} << names.size()); ++mask) {
+    SymbolValues p = base;
+    for (size_t i = 0; i < names.size(); ++i) {
+      const int64_t n = base[names[i]];
+      if (mask >> i & 1) p[names[i]] = n <= 3 ? n + 1 : n - 1;
+    }
+    points.push_back(p);
+  }
+  SymbolValues check = base;
+  for (auto& [name, v] : check) v = v <= 4 ? v + 2 : v - 2;
+  points.push_back(check);
+
+  std::vector<Graph> graphs;
+  for (size_t p = 0; p < points.size(); ++p) {
+    std::vector<Tensor> inputs = example_inputs;
+    {
+      NoGradGuard no_grad;
+      for (const DynamicDim& d : options.dynamic_dims)
+        inputs[d.input] = resize_dim(inputs[d.input], d.dim, points[p].at(d.name));
+    }
+    TraceOptions o = options;
+    o.dynamic_dims.clear();
+    if (p > 0) o.warn = [](const std::string&) {};  // the example trace already warned
+    if (p == 0) {
+      graphs.push_back(trace_fixed(module, fn, inputs, o));
+      continue;
+    }
+    try {
+      graphs.push_back(trace_fixed(module, fn, inputs, o));
+    } catch (const TracingError&) {
+      throw;
+    } catch (const Error& e) {
+      throw TracingError(fmt::format(
+          "trace: the forward fails at {} (a probe size for the dynamic dims; the example is {}): {}. A size read "
+          "once and passed as a constant (view({{B, -1}})) breaks at other sizes: compute it from the tensor "
+          "(x.size(0))",
+          point_str(points[p]), point_str(points[0]), e.what()));
+    }
+  }
+  Graph g = combine(graphs, points, names);
+  check_graph(g, "trace");
+  return g;
+}
+
+}  // namespace ember::jit
