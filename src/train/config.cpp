@@ -227,6 +227,15 @@ void check_range(const OptionSpec& spec, const Value& v, std::string_view origin
     for (int64_t x : *il) check(static_cast<double>(x), std::to_string(x));
   if (const auto* dl = std::get_if<std::vector<double>>(&v))
     for (double x : *dl) check(x, float_text(x));
+  if (spec.list_size > 0) {
+    size_t n = 0;
+    if (const auto* il = std::get_if<std::vector<int64_t>>(&v)) n = il->size();
+    if (const auto* dl = std::get_if<std::vector<double>>(&v)) n = dl->size();
+    if (const auto* sl = std::get_if<std::vector<std::string>>(&v)) n = sl->size();
+    if (n != spec.list_size)
+      config_error(with_origin(origin, fmt::format("config key '{}' needs {} values, got {} ({})", spec.key,
+                                                   spec.list_size, n, value_to_text(v))));
+  }
 }
 
 bool value_matches(ValueType t, const Value& v) {
@@ -501,10 +510,11 @@ std::string mark_text(const YAML::Mark& m) { return fmt::format("{}:{}", m.line 
 // shares the anchored node, so loading an alias bomb is cheap and walking
 // it is exponential (issue 13: a 563-byte config took 26 s and 689 MB; 9
 // lines of 4-way aliases took 118 s in flatten_yaml), and an alias inside
-// its own anchor made the walk recurse until the stack overflowed. Instead, the parser's events build a tree here in which each
-// node knows its size after expansion, so the limits (depth, alias count,
-// expanded size) are checked as each event arrives, before any traversal,
-// and an alias to a node still open is refused.
+// its own anchor made the walk recurse until the stack overflowed.
+// Instead, the parser's events build a tree here in which each node knows
+// its size after expansion, so the limits (depth, alias count, expanded
+// size) are checked as each event arrives, before any traversal, and an
+// alias to a node still open is refused.
 struct YNode {
   enum class Kind { Null, Scalar, Seq, Map } kind = Kind::Null;
   YAML::Mark mark;

@@ -195,8 +195,9 @@ Raw load_image_folder(const Config& c) {
   opt.resize = {size, size};
   auto train = std::make_shared<ImageFolder>(root + "/train", opt);
   auto test = std::make_shared<ImageFolder>(root + "/test", opt);
-  EMBER_CHECK(train->classes() == test->classes(), "image_folder: '{}/train' has classes [{}] but '{}/test' has [{}]",
-              root, fmt::join(train->classes(), ", "), root, fmt::join(test->classes(), ", "));
+  if (train->classes() != test->classes())
+    config_error(fmt::format("data.root: '{}/train' has classes [{}] but '{}/test' has [{}]", root,
+                             fmt::join(train->classes(), ", "), root, fmt::join(test->classes(), ", ")));
   Raw r;
   r.train = train;
   r.test = test;
@@ -280,8 +281,9 @@ DataBundle build_data(const Config& c) {
   DatasetPtr val;
   if (frac > 0) {
     int64_t n_val = static_cast<int64_t>(static_cast<double>(train->size()) * frac);
-    EMBER_CHECK(n_val > 0 && n_val < train->size(), "data.val_fraction = {} leaves no samples for {} of {}", frac,
-                n_val == 0 ? "validation" : "training", train->size());
+    if (n_val <= 0 || n_val >= train->size())
+      config_error(fmt::format("data.val_fraction = {} leaves no samples for {} of {}; raise it, or set 0 for no "
+                               "validation split", frac, n_val <= 0 ? "validation" : "training", train->size()));
     auto parts = random_split(train, std::vector<int64_t>{train->size() - n_val, n_val}, seed);
     train = parts[0];
     val = parts[1];

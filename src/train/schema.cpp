@@ -21,7 +21,7 @@ Schema base_schema() {
       {"optim.weight_decay", ValueType::Float, 0.0, "L2 penalty (decoupled for adamw)", {}, "[0, inf)"},
       {"optim.momentum", ValueType::Float, 0.0, "momentum (sgd, rmsprop)", {}, "[0, inf)"},
       {"optim.nesterov", ValueType::Bool, false, "Nesterov momentum (sgd)"},
-      {"optim.betas", ValueType::FloatList, F{0.9, 0.999}, "Adam betas", {}, "[0, 1)"},
+      {"optim.betas", ValueType::FloatList, F{0.9, 0.999}, "Adam betas", {}, "[0, 1)", 2},
       {"optim.eps", ValueType::Float, 1e-8, "denominator epsilon (adam, adamw, rmsprop, adagrad)", {}, "[0, inf)"},
       {"optim.alpha", ValueType::Float, 0.99, "smoothing constant (rmsprop)", {}, "[0, inf)"},
       {"optim.no_decay_norm_and_bias", ValueType::Bool, false,
@@ -65,7 +65,7 @@ Schema base_schema() {
       {"train.early_stopping.mode", ValueType::String, std::string("auto"), "min, max, or auto (max for "
        "accuracy/precision/recall/f1, else min)", {"auto", "min", "max"}},
       {"train.early_stopping.patience", ValueType::Int, int64_t{5}, "epochs without improvement before stopping",
-       {}, "[0, inf)"},
+       {}, "[1, inf)"},
       {"train.early_stopping.min_delta", ValueType::Float, 0.0, "smallest change that counts as improvement",
        {}, "[0, inf)"},
       {"train.checkpoint.monitor", ValueType::String, std::string("val_loss"), "metric that selects best.ckpt "

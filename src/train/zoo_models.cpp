@@ -28,7 +28,7 @@ void require_tokens(const DataInfo& info, const char* model) {
 ModelEntry mlp_entry() {
   return {"mlp", "multi-layer perceptron over the flattened input",
           Schema{{"model.hidden", ValueType::IntList, I{256, 256}, "hidden layer sizes", {}, "[1, inf)"},
-                 {"model.dropout", ValueType::Float, 0.0, "dropout after each hidden layer", {}, "[0, 1]"}},
+                 {"model.dropout", ValueType::Float, 0.0, "dropout after each hidden layer", {}, "[0, 1)"}},
           [](const Config& c, const DataInfo& info) -> nn::ModulePtr {
             MLPOptions o;
             o.in_features = numel_of(info.input_shape);

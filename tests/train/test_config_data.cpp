@@ -87,6 +87,15 @@ TEST(ConfigData, BadCsvFilesAreConfigErrorsNamingTheKey) {
   expect_error([&] { build_data(csv_config(big, good)); },
                {"data.train_file", "big.csv", "line 3", "column 'x0'", "'1e39'", "overflows float32"});
   EXPECT_THROW(build_data(csv_config(big, good)), ConfigError);
+  // Too few rows for the validation fraction: a config error too.
+  std::string two = write(d / "two.csv", "x0,x1,label\n1,2,0\n3,4,1\n");
+  try {
+    build_data(csv_config(two, good, {"data.val_fraction=0.2"}));
+    ADD_FAILURE() << "expected a ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("data.val_fraction = 0.2 leaves no samples for validation of 2"),
+              std::string::npos) << e.what();
+  }
 }
 
 TEST(ConfigData, BadTextFilesAreConfigErrorsNamingTheKey) {

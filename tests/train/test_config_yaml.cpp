@@ -137,7 +137,8 @@ TEST(ConfigRange, FileValuesOutOfRangeNameFileAndLine) {
   expect_error([&] { load_config(betas, {}); },
                {"ember_cfg_betas.yaml:2:3", "every item of config key 'optim.betas' must be in [0, 1), got 1.5"});
   std::string drop = write_temp("ember_cfg_drop.yaml", "model:\n  name: mlp\n  dropout: 2\n");
-  expect_error([&] { load_config(drop, {}); }, {"ember_cfg_drop.yaml:3:3", "'model.dropout' must be in [0, 1]"});
+  expect_error([&] { load_config(drop, {}); },
+               {"ember_cfg_drop.yaml:3:3", "'model.dropout' must be in [0, 1), got 2.0"});
 }
 
 TEST(ConfigRange, NonFiniteAndOutOfRangeOverrides) {
@@ -172,4 +173,18 @@ TEST(ConfigYaml, CheckpointConfigIsBoundedToo) {
                {"run/best.ckpt (config):", "expands to more than"});
   expect_error([] { config_from_yaml("train:\n  threads: -4\n", "run/best.ckpt (config)"); },
                {"run/best.ckpt (config):2:3", "train.threads"});
+}
+
+TEST(ConfigRange, RangesMatchWhatTheTrainerAccepts) {
+  // Each of these passed the config and failed later, at setup, with exit 1.
+  expect_error([] { load_config("", {"optim.betas=[0.9]"}); },
+               {"command line", "config key 'optim.betas' needs 2 values, got 1 ([0.9])"});
+  expect_error([] { load_config("", {"train.early_stopping.patience=0"}); },
+               {"'train.early_stopping.patience' must be in [1, inf), got 0"});
+  expect_error([] { load_config("", {"model.name=mlp", "model.dropout=1"}); },
+               {"'model.dropout' must be in [0, 1), got 1"});
+  expect_error([] { load_config("", {"model.name=resnet", "model.depth=50"}); },
+               {"'model.depth' must be in [18, 34], got 50"});
+  Config c = load_config("", {"optim.betas=[0.5, 0.6]"});
+  EXPECT_EQ(c.get_float_list("optim.betas"), (std::vector<double>{0.5, 0.6}));
 }

@@ -33,6 +33,7 @@ using Value = std::variant<int64_t, double, bool, std::string, std::vector<int64
 // (and each item of a numeric list) must lie in `range`, an interval in
 // mathematical notation: "[0, 1)", "(0, inf)", "[1, 1024]". Floats must be
 // finite unless the range closes on inf ("[0, inf]"); NaN is never accepted.
+// A list with a non-zero `list_size` must have exactly that many items.
 struct OptionSpec {
   std::string key;  // dotted: "optim.lr"
   ValueType type;
@@ -40,6 +41,7 @@ struct OptionSpec {
   std::string help;
   std::vector<std::string> choices = {};
   std::string range = {};
+  size_t list_size = 0;
 };
 
 class Schema {
