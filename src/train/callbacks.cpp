@@ -46,6 +46,13 @@ void MetricTracker::load_state_json(const std::string& text) {
   nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
   EMBER_CHECK(!j.is_discarded() && j.contains("best") && j.contains("best_epoch") && j.contains("since_best"),
               "MetricTracker: state '{}' is not valid (expected best, best_epoch, since_best)", text);
+  // The state comes from a checkpoint file: check the types instead of letting
+  // nlohmann's get<> throw its own "type must be number" exception.
+  EMBER_CHECK(j["best_epoch"].is_number_integer() && j["best_epoch"].get<int64_t>() >= -1,
+              "MetricTracker: state field 'best_epoch' = {} is not an epoch (an integer >= -1)", j["best_epoch"].dump());
+  EMBER_CHECK(j["since_best"].is_number_integer() && j["since_best"].get<int64_t>() >= 0,
+              "MetricTracker: state field 'since_best' = {} is not a count", j["since_best"].dump());
+  EMBER_CHECK(j["best"].is_number(), "MetricTracker: state field 'best' = {} is not a number", j["best"].dump());
   best_epoch_ = j["best_epoch"].get<int64_t>();
   best_ = best_epoch_ >= 0 ? j["best"].get<double>() : std::numeric_limits<double>::quiet_NaN();
   since_best_ = j["since_best"].get<int64_t>();

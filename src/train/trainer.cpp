@@ -244,9 +244,13 @@ std::string Trainer::State::trainer_json() const {
 
 void Trainer::State::load_trainer_json(const std::string& text) {
   nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-  EMBER_CHECK(!j.is_discarded() && j.contains("best"), "checkpoint: trainer state is not valid JSON");
+  EMBER_CHECK(!j.is_discarded() && j.is_object() && j.contains("best"),
+              "metadata 'trainer' is not a JSON object with a 'best' entry");
   best.load_state_json(j["best"].dump());
   if (early && j.contains("early_stopping")) early->load_state_json(j["early_stopping"].dump());
+  for (const char* k : {"finished", "stopped_early"})
+    EMBER_CHECK(!j.contains(k) || j[k].is_boolean(), "metadata 'trainer': field '{}' = {} is not true or false", k,
+                j[k].dump());
   finished = j.value("finished", false);
   stopped_early = j.value("stopped_early", false);
 }
@@ -309,13 +313,21 @@ void Trainer::State::setup() {
     const Checkpoint& r = *resume_from;
     auto result = model->load_state_dict(r.model, true);
     (void)result;
-    optimizer->load_state_dict(r.optimizer);
-    schedule->load_state_dict(r.scheduler);
-    if (r.rng_state.defined()) default_generator().set_state(r.rng_state);
+    // The state fields come from the file: their errors name it.
+    const std::string ckpt_path = (fs::path(options.run_dir) / "last.ckpt").string();
+    try {
+      optimizer->load_state_dict(r.optimizer);
+      schedule->load_state_dict(r.scheduler);
+      if (r.rng_state.defined()) default_generator().set_state(r.rng_state);
+      table = MetricsTable::from_csv(r.metrics_csv, ckpt_path + " (metadata 'metrics_csv')");
+      load_trainer_json(r.trainer_json);
+    } catch (const ConfigError&) {
+      throw;
+    } catch (const Error& e) {
+      EMBER_ERROR("checkpoint '{}': {}", ckpt_path, e.what());
+    }
     epoch = r.epoch;
     step = r.step;
-    table = MetricsTable::from_csv(r.metrics_csv, "checkpoint metrics");
-    load_trainer_json(r.trainer_json);
     run_dir = options.run_dir;
     // A kill during a checkpoint write leaves "<name>.tmp.<pid>.<hex>" behind.
     io::remove_stale_temp_files(run_dir);

@@ -2,14 +2,18 @@
 // anything is allocated, and every error names the file, the field and the
 // problem (issue 13).
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
+#include <tuple>
 
 #include "ember/ember.h"
 #include "ember/io/safetensors.h"
 #include "ember/optim/lr_scheduler.h"
 #include "ember/optim/sgd.h"
+#include "ember/train/callbacks.h"
 #include "ember/train/checkpoint.h"
 #include "test_util.h"
 
@@ -134,3 +138,58 @@ TEST(CheckpointMetadata, SchedulerCountersMustBeWholeNumbers) {
   s.load_state_dict(st);
   EXPECT_EQ(s.last_epoch(), 3);
 }
+
+TEST(CheckpointMetadata, TrainerStateFieldsAreTypeChecked) {
+  MetricTracker t(MetricMode::Max);
+  // nlohmann's get<> used to throw its own "type must be number" here.
+  expect_error([&] { t.load_state_json(R"({"best":0.5,"best_epoch":"two","since_best":0})"); },
+               {"'best_epoch'", "\"two\"", "not an epoch"});
+  expect_error([&] { t.load_state_json(R"({"best":0.5,"best_epoch":2,"since_best":-3})"); },
+               {"'since_best'", "not a count"});
+  expect_error([&] { t.load_state_json(R"({"best":null,"best_epoch":2,"since_best":0})"); }, {"'best'"});
+  t.load_state_json(R"({"best":0.5,"best_epoch":2,"since_best":1})");
+  EXPECT_EQ(t.best(), 0.5);
+}
+
+#if defined(EMBER_CLI)
+namespace {
+std::pair<int, std::string> run_cli(const std::string& args) {
+  std::string cmd = std::string(EMBER_CLI) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+}  // namespace
+
+TEST(CheckpointMetadata, ResumeErrorsNameTheCheckpointFileAndField) {
+  fs::path root = fs::temp_directory_path() / "ember_ckpt_metadata_cli";
+  fs::remove_all(root);
+  const std::string cfg = std::string(EMBER_SOURCE_DIR) + "/configs/fashion_mnist_mlp.yaml";
+  auto [code, out] = run_cli("train " + cfg + " model.hidden=[8] data.limit_train=200 data.limit_test=50 " +
+                             "train.epochs=1 train.threads=1 log.progress=none log.root=" + root.string() +
+                             " log.name=m");
+  ASSERT_EQ(code, 0) << out;
+  fs::path run = fs::directory_iterator(root)->path();
+  const std::string ckpt = (run / "last.ckpt").string();
+  safetensors::Metadata meta;
+  StateDict tensors = safetensors::load_file(ckpt, &meta);
+  const safetensors::Metadata good = meta;
+  for (const auto& [field, value, needle] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"trainer", R"({"best":{"best":1,"best_epoch":1,"since_best":"x"}})", "'since_best'"},
+           {"trainer", R"({"best":{"best":1,"best_epoch":1,"since_best":0},"finished":"yes"})", "'finished'"},
+           {"metrics_csv", "epoch,train_loss\n1,abc\n", "metrics_csv"},
+           {"scheduler", R"({"last_epoch":1e300})", "last_epoch"}}) {
+    safetensors::Metadata bad = good;
+    bad[field] = value;
+    safetensors::save_file(tensors, ckpt, bad);
+    auto [rc, msg] = run_cli("train --resume " + run.string());
+    EXPECT_NE(rc, 0) << field;
+    EXPECT_NE(msg.find("last.ckpt"), std::string::npos) << field << ": " << msg;
+    EXPECT_NE(msg.find(needle), std::string::npos) << field << ": " << msg;
+  }
+}
+#endif
