@@ -1,30 +1,9 @@
-// Tensor's autograd methods: requires_grad_, grad, backward, detach, hooks.
+// Tensor's autograd methods: grad, backward, hooks. The metadata accessors the ops
+// layer reads (requires_grad, grad_fn, output_nr, detach) are in
+// src/core/tensor_grad_meta.cpp, so the runtime library links no engine.
 #include "ember/autograd/autograd.h"
 
 namespace ember {
-
-bool Tensor::requires_grad() const {
-  auto* meta = checked().autograd_meta();
-  return meta != nullptr && meta->requires_grad();
-}
-
-Tensor& Tensor::requires_grad_(bool requires_grad) {
-  AutogradMeta* m = autograd_meta(*this);
-  EMBER_CHECK(!(m && m->grad_fn_),
-              "requires_grad_: you can only change requires_grad flags of leaf variables. If you want to "
-              "use a computed variable in a subgraph that doesn't require differentiation use "
-              "var_no_grad = var.detach().");
-  EMBER_CHECK(!requires_grad || is_floating_point(),
-              "requires_grad_: only Tensors of floating point dtype can require gradients, got {}",
-              to_string(dtype()));
-  if (!m && !requires_grad) return *this;
-  AutogradMeta& meta = materialize_autograd_meta(*this);
-  meta.requires_grad_ = requires_grad;
-  // Built now, on the user's thread, rather than by the first op that takes
-  // this leaf as input (ops on several threads may share a leaf).
-  if (requires_grad) meta.leaf();
-  return *this;
-}
 
 bool Tensor::is_leaf() const {
   AutogradMeta* m = autograd_meta(*this);
@@ -47,24 +26,9 @@ void Tensor::set_grad(const Tensor& g) const {
   else leaf.grad = g;
 }
 
-std::shared_ptr<Node> Tensor::grad_fn() const {
-  AutogradMeta* m = autograd_meta(*this);
-  return m ? m->grad_fn_ : nullptr;
-}
-
-uint32_t Tensor::output_nr() const {
-  AutogradMeta* m = autograd_meta(*this);
-  return m ? m->output_nr_ : 0;
-}
-
 void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, bool create_graph) const {
   autograd::backward({*this}, gradient.defined() ? variable_list{gradient} : variable_list{}, retain_graph,
                      create_graph);
-}
-
-Tensor Tensor::detach() const {
-  return Tensor(make_intrusive<TensorImpl>(storage(), dtype(), DimVector(sizes()), DimVector(strides()),
-                                           storage_offset()));
 }
 
 Tensor& Tensor::detach_() {

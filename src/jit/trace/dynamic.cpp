@@ -26,7 +26,7 @@
 #include "ember/jit/trace.h"
 #include "ember/ops/indexing.h"
 #include "ember/ops/view.h"
-#include "jit/trace_fixed.h"
+#include "jit/trace/trace_fixed.h"
 
 namespace ember::jit {
 

@@ -20,7 +20,7 @@
 #include "ember/jit/passes/dead_code.h"
 #include "ember/jit/trace.h"
 #include "ember/ops/view.h"
-#include "jit/trace_fixed.h"
+#include "jit/trace/trace_fixed.h"
 
 namespace ember::jit {
 
