@@ -129,7 +129,10 @@ Tensor kaiming_uniform_(Tensor t, double a, std::string_view mode, std::string_v
 
 Tensor kaiming_normal_(Tensor t, double a, std::string_view mode, std::string_view nonlinearity, Generator* gen) {
   if (t.numel() == 0) return t;
-  return normal_(std::move(t), 0, kaiming_std(t, a, mode, nonlinearity), gen);
+  // Computed before the call: the order in which arguments are evaluated is
+  // unspecified, and clang moves `t` out before kaiming_std reads it.
+  double std = kaiming_std(t, a, mode, nonlinearity);
+  return normal_(std::move(t), 0, std, gen);
 }
 
 Tensor orthogonal_(Tensor t, double gain, Generator* gen) {
