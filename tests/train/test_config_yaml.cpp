@@ -68,6 +68,9 @@ TEST(ConfigYaml, RecursiveAliasIsRefused) {
   // The alias names the mapping that holds it: walking it never ends.
   expect_error([] { flatten_yaml("a: &a {b: *a}\n", "rec.yaml"); }, {"rec.yaml:1:11", "recursive"});
   expect_error([] { flatten_yaml("a: &a\n  b:\n    c: *a\n", "rec2.yaml"); }, {"rec2.yaml:3:8", "recursive"});
+  // fuzzsan's finding 4 (a merge key inside its own anchor; ASan stack-overflow before 8473a07).
+  const std::string merge = "defaults: &d\n  lr: 0.01\n  <<: *d\n  name: sgd\nmodel:\n  name: mlp\n";
+  expect_error([&] { flatten_yaml(merge, "merge.yaml"); }, {"merge.yaml:3:7", "recursive"});
 }
 
 TEST(ConfigYaml, NestingDepthIsBounded) {
