@@ -5,6 +5,8 @@
 #include <stb/stb_image_write.h>
 #pragma GCC diagnostic pop
 
+#include <fstream>
+
 #include "data_test_util.h"
 #include "ember/data/data.h"
 
@@ -173,4 +175,30 @@ TEST(DataImageFolder, RealImagesPassTheLimitsAndMaxPixelsIsConfigurable) {
   opt.max_pixels = 8;
   ImageFolder ds(dir.path().string(), opt);
   expect_error([&] { (void)ds.get(0); }, {"x.png", "limit of 8"});
+}
+
+// Fuzz finding (tests/fuzz/findings/image/crash-ed51...): a JPEG Huffman table
+// whose 16 code counts add up past 256 made Debian's stb_image write past its
+// 257-entry size table (ASan: stb_image.h stbi__build_huffman). read_image now
+// refuses such a table before decoding; genuine JPEGs still decode.
+TEST(DataImageFolder, JpegHuffmanTableWithMoreThan256CodesIsRefused) {
+  const std::string crash = std::string(EMBER_TEST_DATA_DIR) +
+                            "/../fuzz/findings/image/crash-ed518e6da8231e89427f84326837d45acadd471c";
+  expect_error([&] { (void)read_image(crash); }, {"crash-ed51", "Huffman table", "more than 256"});
+
+  TempDir dir;
+  std::vector<uint8_t> grey(8 * 8, 100);
+  ASSERT_TRUE(stbi_write_jpg(dir.file("ok.jpg").c_str(), 8, 8, 1, grey.data(), 90));
+  EXPECT_EQ(read_image(dir.file("ok.jpg")).sizes().vec(), (std::vector<int64_t>{8, 8, 3}));  // channels default to 3
+  // The same file with its first table's 16-bit code count raised to 255:
+  // the counts now exceed 256.
+  std::ifstream in(dir.file("ok.jpg"), std::ios::binary);
+  std::vector<uint8_t> b((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t dht = 0;
+  for (size_t i = 2; i + 1 < b.size() && !dht; ++i)
+    if (b[i] == 0xFF && b[i + 1] == 0xC4) dht = i;
+  ASSERT_NE(dht, 0u);
+  b[dht + 5 + 15] = 255;
+  ember::testing::write_bytes(dir.file("bad.jpg"), b);
+  expect_error([&] { (void)read_image(dir.file("bad.jpg")); }, {"bad.jpg", "Huffman table at byte", "more than 256"});
 }

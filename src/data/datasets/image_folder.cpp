@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "ember/ops/factory.h"
+#include "jpeg_check.h"
 
 namespace ember::data {
 
@@ -84,6 +85,7 @@ Tensor read_image(const std::string& path, int channels, int64_t max_pixels) {
               "read_image: '{}': the {} header declares {}x{} = {} pixels, more than a {}-byte {} file can "
               "encode (at most {} pixels per byte); the file is corrupt or truncated",
               path, bound.name, w, h, pixels, len, bound.name, bound.pixels_per_byte);
+  detail::check_jpeg_huffman_tables(bytes, path);
   std::unique_ptr<stbi_uc, void (*)(void*)> pixels_buf(
       stbi_load_from_memory(bytes.data(), len, &w, &h, &c, channels), stbi_image_free);
   EMBER_CHECK(pixels_buf, "read_image: cannot decode '{}': {} (is it a PNG/JPEG/BMP/GIF/TGA image?)",
