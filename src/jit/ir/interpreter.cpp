@@ -209,6 +209,23 @@ void replay_rowwise(Op op, Ctx& c) {
   c.out = {out};
 }
 
+// ---- a fused activation (jit::fuse_activations): in place on the kernel's output ----
+
+void apply_activation(const Ctx& c, Tensor& out) {
+  const AttrValue* a = c.n.find("activation");
+  if (!a) return;
+  const std::string* name = std::get_if<std::string>(a);
+  Op op{};
+  if (name && *name == "relu") op = Op::relu;
+  else if (name && *name == "silu") op = Op::silu;
+  else if (name && *name == "gelu") op = Op::gelu;
+  else if (name && *name == "gelu_tanh") op = Op::gelu_tanh;
+  else bad(c, fmt::format("unknown activation {}", name ? *name : std::string("(not a string)")));
+  if (!is_floating_point(out.dtype())) bad(c, "a fused activation needs a floating-point output");
+  TensorIter it({&out, &out}, 1, op_name(op).data());
+  run_elementwise(op, it, {}, out.device());
+}
+
 // ---- matmul: the GEMM every linalg op lowered to ----
 
 void replay_matmul(Ctx& c) {
@@ -241,6 +258,7 @@ void replay_matmul(Ctx& c) {
     out.copy_(*acc);
   }
   gemm(a, b, out, bias, c.n.attr_scalar("alpha"), beta);
+  apply_activation(c, out);
   c.out = {out};
 }
 
@@ -297,6 +315,7 @@ void replay_conv2d(Ctx& c) {
   }
   get_kernel<Conv2dKernel>(Op::conv2d, x.device())(p, x.data_ptr(), w.data_ptr(), b ? b->data_ptr() : nullptr,
                                                    out.data_ptr());
+  apply_activation(c, out);
   c.out = {out};
 }
 

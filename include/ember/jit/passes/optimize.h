@@ -1,0 +1,34 @@
+// jit::optimize: the passes by level, like ONNX Runtime's.
+//   0: none (the traced graph, bitwise equal to eager)
+//   1: safe rewrites: identity removal, constant folding, BatchNorm folded into
+//      the conv before it, DCE after each (numerics within fp32 rounding)
+//   2: level 1 + conv2d/matmul + activation fusion
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ember/jit/graph.h"
+
+namespace ember::jit {
+
+struct PassRecord {
+  std::string pass;
+  int64_t nodes_before = 0, nodes_after = 0;
+  int64_t constants_before = 0, constants_after = 0;
+};
+
+struct OptimizeResult {
+  Graph graph;
+  int level = 0;
+  std::vector<PassRecord> passes;
+  // "remove_identities: 19 -> 12 nodes, ..." one line per pass.
+  std::string str() const;
+};
+
+constexpr int kMaxOptimizeLevel = 2;
+
+// Throws for a level outside 0..kMaxOptimizeLevel.
+OptimizeResult optimize(const Graph& g, int level);
+
+}  // namespace ember::jit

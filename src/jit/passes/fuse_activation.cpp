@@ -1,0 +1,42 @@
+#include "ember/jit/passes/fuse_activation.h"
+
+#include "ember/jit/passes/dead_code.h"
+#include "rewrite.h"
+
+namespace ember::jit {
+
+bool is_fusable_activation(const std::string& kind) {
+  return kind == "relu" || kind == "silu" || kind == "gelu" || kind == "gelu_tanh";
+}
+
+Graph fuse_activations(const Graph& in) {
+  Graph g = in;
+  const std::vector<int> uses = passes_detail::use_counts(g);
+  std::vector<int> producer(g.values.size(), -1);
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    for (int v : g.nodes[i].outputs)
+      if (v != kNoValue) producer[static_cast<size_t>(v)] = static_cast<int>(i);
+  std::vector<char> drop(g.nodes.size(), 0);
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& act = g.nodes[i];
+    if (!is_fusable_activation(act.kind) || !act.attrs.empty() || act.inputs.size() != 1 ||
+        act.outputs.size() != 1 || act.inputs[0] == kNoValue || act.outputs[0] == kNoValue)
+      continue;
+    const int x = act.inputs[0];
+    const int p = producer[static_cast<size_t>(x)];
+    if (p < 0 || uses[static_cast<size_t>(x)] != 1) continue;
+    Node& k = g.nodes[static_cast<size_t>(p)];
+    if ((k.kind != "conv2d" && k.kind != "matmul") || k.outputs.size() != 1 || k.find("activation")) continue;
+    if (g.type(x) != g.type(act.outputs[0])) continue;
+    k.attrs.push_back({"activation", act.kind});
+    k.outputs[0] = act.outputs[0];
+    drop[i] = 1;
+  }
+  std::vector<Node> kept;
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    if (!drop[i]) kept.push_back(std::move(g.nodes[i]));
+  g.nodes = std::move(kept);
+  return eliminate_dead_code(g);
+}
+
+}  // namespace ember::jit

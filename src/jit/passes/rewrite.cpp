@@ -1,0 +1,53 @@
+#include "rewrite.h"
+
+#include <set>
+
+namespace ember::jit::passes_detail {
+
+std::vector<int> use_counts(const Graph& g) {
+  std::vector<int> uses(g.values.size(), 0);
+  for (const Node& n : g.nodes)
+    for (int v : n.inputs)
+      if (v != kNoValue) ++uses[static_cast<size_t>(v)];
+  for (const NamedValue& o : g.outputs)
+    if (o.value != kNoValue) ++uses[static_cast<size_t>(o.value)];
+  return uses;
+}
+
+void substitute(Graph& g, const std::vector<int>& subst) {
+  auto resolve = [&](int v) {
+    // Chains are acyclic: a substitute is always defined before the value it replaces.
+    while (v != kNoValue && static_cast<size_t>(v) < subst.size() && subst[static_cast<size_t>(v)] != kNoValue)
+      v = subst[static_cast<size_t>(v)];
+    return v;
+  };
+  for (Node& n : g.nodes)
+    for (int& v : n.inputs) v = resolve(v);
+  for (NamedValue& o : g.outputs) o.value = resolve(o.value);
+}
+
+std::vector<int> constant_index(const Graph& g) {
+  std::vector<int> idx(g.values.size(), -1);
+  for (size_t i = 0; i < g.constants.size(); ++i) idx[static_cast<size_t>(g.constants[i].value)] = static_cast<int>(i);
+  return idx;
+}
+
+std::string dim_expr(const Dim& d) { return d.is_symbolic() ? d.symbol : std::to_string(d.size); }
+
+bool has_symbolic_dim(const TensorType& t) {
+  for (const Dim& d : t.shape)
+    if (d.is_symbolic()) return true;
+  return false;
+}
+
+std::string fresh_constant_name(const Graph& g, const std::string& stem) {
+  std::set<std::string> names;
+  for (const Constant& c : g.constants) names.insert(c.name);
+  if (!names.count(stem)) return stem;
+  for (int i = 1;; ++i) {
+    std::string s = stem + "." + std::to_string(i);
+    if (!names.count(s)) return s;
+  }
+}
+
+}  // namespace ember::jit::passes_detail

@@ -1,0 +1,30 @@
+// Small helpers the passes share (internal to src/jit/passes).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ember/jit/graph.h"
+
+namespace ember::jit::passes_detail {
+
+// Uses of each value: node inputs plus graph outputs.
+std::vector<int> use_counts(const Graph& g);
+
+// Rewrites every use (node inputs, graph outputs) of value v to subst[v] where
+// subst[v] != kNoValue, following chains (a -> b -> c).
+void substitute(Graph& g, const std::vector<int>& subst);
+
+// Index of the constant defining each value, or -1.
+std::vector<int> constant_index(const Graph& g);
+
+// Whether a Dim's expression is `expr` ("batch", "72") for sym_attr comparison.
+std::string dim_expr(const Dim& d);
+
+// Whether value's type has a symbolic dim.
+bool has_symbolic_dim(const TensorType& t);
+
+// A constant name not yet used in g: "<stem>", "<stem>.1", ...
+std::string fresh_constant_name(const Graph& g, const std::string& stem);
+
+}  // namespace ember::jit::passes_detail
