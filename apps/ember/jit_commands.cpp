@@ -1,6 +1,6 @@
-// ember export RUN_DIR|CHECKPOINT [--checkpoint best|last] [-o model.ember] [--dynamic batch] [--no-verify]
+// ember export RUN_DIR|CHECKPOINT [--checkpoint best|last] [-o model.ember] [--optimize 0|1|2] [--dynamic batch] [--no-verify]
 //   Rebuilds the run's model from its checkpoint, traces it on a batch of the
-//   run's test data, verifies the graph against eager (bitwise, on that batch
+//   run's test data, verifies the graph against eager (bitwise at --optimize 0, else within rtol 1e-5 atol 1e-6; on that batch
 //   and the next; with --dynamic batch also at half the batch size) and writes
 //   the .ember file. Exit 1 when verification fails.
 // ember inspect model.ember
@@ -21,6 +21,7 @@
 #include "ember/jit/interpreter.h"
 #include "ember/jit/model_file.h"
 #include "ember/jit/trace.h"
+#include "ember/jit/passes/optimize.h"
 #include "ember/jit/verify.h"
 #include "ember/train/checkpoint.h"
 #include "ember/train/config.h"
@@ -79,7 +80,7 @@ bool fits(const jit::Graph& g, const std::vector<Tensor>& inputs) {
 }
 
 int run_export(const std::string& target, const std::string& which, std::string output, bool verify_it,
-               const std::string& dynamic) {
+               const std::string& dynamic, int level) {
   const bool is_dir = fs::is_directory(target);
   const fs::path ckpt_path = is_dir ? fs::path(target) / (which + ".ckpt") : fs::path(target);
   if (!fs::exists(ckpt_path))
@@ -123,6 +124,8 @@ int run_export(const std::string& target, const std::string& which, std::string 
   }
   jit::ModelFile m;
   m.graph = jit::trace(*model, fn, batches[0], opts);
+  const jit::OptimizeResult optimized = jit::optimize(m.graph, level);
+  m.graph = optimized.graph;
   m.source = {{"run_dir", fs::absolute(run_dir).lexically_normal().string()},
               {"checkpoint", fs::absolute(ckpt_path).lexically_normal().string()},
               {"config_hash", config_hash(ckpt.config_yaml)},
@@ -136,6 +139,14 @@ int run_export(const std::string& target, const std::string& which, std::string 
     if (std::regex_search(text, match, std::regex("\"git_commit\"\\s*:\\s*\"([^\"]*)\"")))
       m.source["commit"] = match[1];
   }
+  // What the passes did, for `ember inspect`.
+  m.source["optimize"] = std::to_string(level);
+  if (!optimized.passes.empty()) {
+    std::vector<std::string> done;
+    for (const jit::PassRecord& p : optimized.passes)
+      done.push_back(fmt::format("{} {}->{}", p.pass, p.nodes_before, p.nodes_after));
+    m.source["passes"] = fmt::format("{}", fmt::join(done, ", "));
+  }
   if (!data.info.class_names.empty()) m.source["class_names"] = fmt::format("{}", fmt::join(data.info.class_names, ","));
 
   if (output.empty()) output = (run_dir / "model.ember").string();
@@ -144,9 +155,11 @@ int run_export(const std::string& target, const std::string& which, std::string 
   bool ok = true;
   if (verify_it) {
     jit::ModelFile back = jit::load_model(output);
+    const jit::Tolerance tol = level == 0 ? jit::Tolerance{} : jit::Tolerance{1e-5, 1e-6};
     for (size_t i = 0; i < batches.size(); ++i) {
       if (i > 0 && !fits(back.graph, batches[i])) continue;  // a short last batch: another shape
-      jit::VerifyResult r = jit::verify(*model, fn, back.graph, batches[i]);
+      // Bitwise before passes; fp32 rounding (rtol 1e-5, atol 1e-6) after them.
+      jit::VerifyResult r = jit::verify(*model, fn, back.graph, batches[i], tol);
       for (const jit::OutputDiff& d : r.outputs)
         std::printf("verify batch %zu (%lld samples): %s: max abs diff %.3g, max rel diff %.3g%s%s\n", i,
                     static_cast<long long>(batches[i][0].size(0)), d.name.c_str(), d.max_abs,
@@ -158,9 +171,10 @@ int run_export(const std::string& target, const std::string& which, std::string 
   int64_t params = 0;
   for (const jit::Constant& k : m.graph.constants)
     if (k.kind == jit::Constant::Kind::Parameter) params += k.data.numel();
-  std::printf("%s %s: %zu nodes, %lld parameters, %s\n", ok ? "wrote" : "wrote (verification FAILED)",
-              output.c_str(), m.graph.nodes.size(), static_cast<long long>(params),
-              verify_it ? (ok ? "verified bitwise against eager" : "graph differs from eager") : "not verified");
+  const char* how = level == 0 ? "verified bitwise against eager" : "verified against eager (rtol 1e-5, atol 1e-6)";
+  std::printf("%s %s: %zu nodes (optimize level %d), %lld parameters, %s\n",
+              ok ? "wrote" : "wrote (verification FAILED)", output.c_str(), m.graph.nodes.size(), level,
+              static_cast<long long>(params), verify_it ? (ok ? how : "graph differs from eager") : "not verified");
   return ok ? kOk : kFailed;
 }
 
@@ -219,6 +233,10 @@ int run_inspect(const std::string& path) {
   const int64_t batch = in0.empty() || in0[0] == 0 ? 1 : in0[0];
   std::printf("FLOPs per sample (matmul + conv): %s (traced batch %lld)\n",
               human(flops(g) / static_cast<double>(batch)).c_str(), static_cast<long long>(batch));
+  if (m.source.count("passes"))
+    std::printf("passes (optimize level %s): %s\n", m.source.at("optimize").c_str(), m.source.at("passes").c_str());
+  else if (m.source.count("optimize"))
+    std::printf("passes: none (optimize level %s)\n", m.source.at("optimize").c_str());
   if (!m.source.empty()) {
     std::printf("source:\n");
     for (const auto& [k, v] : m.source) std::printf("  %s: %s\n", k.c_str(), v.c_str());
@@ -237,13 +255,16 @@ JitCommands::JitCommands(CLI::App& app) {
   export_->add_option("-o,--output", output_, "the .ember file to write (default RUN_DIR/model.ember)");
   export_->add_option("--dynamic", dynamic_, "dims that stay symbolic in the graph (batch: dim 0 of every input)")
       ->check(CLI::IsMember({"batch"}));
+  export_->add_option("--optimize", optimize_, "graph passes: 0 none, 1 identities/constants/BatchNorm folding, 2 + activation fusion")
+      ->capture_default_str()
+      ->check(CLI::Range(0, jit::kMaxOptimizeLevel));
   export_->add_flag("--no-verify", no_verify_, "skip comparing the exported graph with the eager model");
   inspect_ = app.add_subcommand("inspect", "show a .ember model: inputs, outputs, ops, parameters, source run");
   inspect_->add_option("model", model_path_, "model.ember")->required();
 }
 
 std::optional<int> JitCommands::run() {
-  if (*export_) return run_export(target_, checkpoint_, output_, !no_verify_, dynamic_);
+  if (*export_) return run_export(target_, checkpoint_, output_, !no_verify_, dynamic_, optimize_);
   if (*inspect_) return run_inspect(model_path_);
   return std::nullopt;
 }

@@ -21,6 +21,7 @@ class JitCommands {
   CLI::App* inspect_ = nullptr;
   std::string target_, checkpoint_ = "best", output_, model_path_, dynamic_;
   bool no_verify_ = false;
+  int optimize_ = 1;
 };
 
 }  // namespace ember::cli
