@@ -227,9 +227,9 @@ def seeds_image():
 
 def main():
     for t in ["safetensors", "checkpoint", "config", "idx", "csv", "text", "image"]:
-        d = os.path.join(CORPUS, t)
-        shutil.rmtree(d, ignore_errors=True)
-        os.makedirs(d)
+        # Overwrites its own files only: former findings live beside them as
+        # regression seeds.
+        os.makedirs(os.path.join(CORPUS, t), exist_ok=True)
     seeds_safetensors()
     seeds_checkpoint()
     seeds_config()
