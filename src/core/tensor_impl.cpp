@@ -69,7 +69,9 @@ DimVector contiguous_strides(IntArrayRef sizes) {
   int64_t s = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     strides[i] = s;
-    s *= std::max<int64_t>(sizes[i], 1);
+    // Saturates instead of wrapping (signed overflow is undefined): the size
+    // checks that follow (Note [size checks]) refuse such a layout by name.
+    if (__builtin_mul_overflow(s, std::max<int64_t>(sizes[i], 1), &s)) s = INT64_MAX;
   }
   return strides;
 }

@@ -177,14 +177,17 @@ TEST(DataImageFolder, RealImagesPassTheLimitsAndMaxPixelsIsConfigurable) {
   expect_error([&] { (void)ds.get(0); }, {"x.png", "limit of 8"});
 }
 
-// Fuzz finding (tests/fuzz/findings/image/crash-ed51...): a JPEG Huffman table
+// Fuzz findings 3 and 6 (tests/data/fuzz_regressions/): a JPEG Huffman table
 // whose 16 code counts add up past 256 made Debian's stb_image write past its
 // 257-entry size table (ASan: stb_image.h stbi__build_huffman). read_image now
 // refuses such a table before decoding; genuine JPEGs still decode.
 TEST(DataImageFolder, JpegHuffmanTableWithMoreThan256CodesIsRefused) {
-  const std::string crash = std::string(EMBER_TEST_DATA_DIR) +
-                            "/../fuzz/findings/image/crash-ed518e6da8231e89427f84326837d45acadd471c";
-  expect_error([&] { (void)read_image(crash); }, {"crash-ed51", "Huffman table", "more than 256"});
+  const std::string crash = std::string(EMBER_TEST_DATA_DIR) + "/fuzz_regressions/jpeg_dht_over_256_codes.jpg";
+  expect_error([&] { (void)read_image(crash); }, {"jpeg_dht_over_256_codes.jpg", "Huffman table", "more than 256"});
+  // Finding 6: the table sits before the frame header, so stbi_info (which
+  // read_image calls for the dimensions) already built it.
+  const std::string before_sof = std::string(EMBER_TEST_DATA_DIR) + "/fuzz_regressions/jpeg_dht_before_sof.jpg";
+  expect_error([&] { (void)read_image(before_sof); }, {"jpeg_dht_before_sof.jpg", "Huffman table", "more than 256"});
 
   TempDir dir;
   std::vector<uint8_t> grey(8 * 8, 100);

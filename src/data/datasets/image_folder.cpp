@@ -69,6 +69,8 @@ Tensor read_image(const std::string& path, int channels, int64_t max_pixels) {
     EMBER_CHECK(f.good() || size == 0, "read_image: reading '{}' failed: {}", path, std::strerror(errno));
   }
   const int len = static_cast<int>(bytes.size());
+  // stb builds the Huffman tables while reading the header (stbi_info too).
+  detail::check_jpeg_huffman_tables(bytes, path);
   // Dimensions from the header first: nothing is allocated for the pixels
   // until they pass the limits.
   int w = 0, h = 0, c = 0;
@@ -85,7 +87,6 @@ Tensor read_image(const std::string& path, int channels, int64_t max_pixels) {
               "read_image: '{}': the {} header declares {}x{} = {} pixels, more than a {}-byte {} file can "
               "encode (at most {} pixels per byte); the file is corrupt or truncated",
               path, bound.name, w, h, pixels, len, bound.name, bound.pixels_per_byte);
-  detail::check_jpeg_huffman_tables(bytes, path);
   std::unique_ptr<stbi_uc, void (*)(void*)> pixels_buf(
       stbi_load_from_memory(bytes.data(), len, &w, &h, &c, channels), stbi_image_free);
   EMBER_CHECK(pixels_buf, "read_image: cannot decode '{}': {} (is it a PNG/JPEG/BMP/GIF/TGA image?)",
