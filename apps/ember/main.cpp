@@ -17,6 +17,7 @@
 #include "ember/train/config.h"
 #include "ember/train/trainer.h"
 #include "ember/train/zoo.h"
+#include "convert_command.h"
 #include "jit_commands.h"
 
 using namespace ember;
@@ -89,6 +90,7 @@ int main(int argc, char** argv) {
   CLI::App* version_cmd = app.add_subcommand("version", "print the version");
   CLI::App* info_cmd = app.add_subcommand("info", "print build and machine information");
   cli::JitCommands jit_cmds(app);  // export, inspect
+  cli::ConvertCommand convert_cmd(app);
 
   try {
     app.parse(argc, argv);
@@ -114,6 +116,7 @@ int main(int argc, char** argv) {
       return kOk;
     }
     if (auto rc = jit_cmds.run()) return *rc;
+    if (auto rc = convert_cmd.run()) return *rc;
     if (*train_cmd) return run_train(train_args, resume_dir);
     if (*eval_cmd) {
       train::evaluate(eval_target, split, std::cout);

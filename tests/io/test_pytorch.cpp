@@ -7,6 +7,7 @@
 
 #include "ember/io/atomic_file.h"
 #include "ember/io/pytorch.h"
+#include "ember/io/safetensors.h"
 
 using namespace ember;
 
@@ -127,4 +128,16 @@ TEST(Pytorch, MalformedBytesFailCleanly) {
               io::load_pytorch(pt("checkpoint.pt"), o);
             }).find("than 2"),
             std::string::npos);
+}
+
+TEST(PytorchConvert, CliWritesSafetensors) {
+  const std::string out = ::testing::TempDir() + "/converted.safetensors";
+  const std::string cmd = std::string(EMBER_CLI) + " convert " + pt("linear_module.pt") + " " + out +
+                          " --strip-prefix module. > /dev/null";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  StateDict sd = safetensors::load_file(out);
+  ASSERT_EQ(sd.keys(), (std::vector<std::string>{"weight", "bias"}));
+  EXPECT_EQ(values<float>(sd["bias"]), (std::vector<float>{-1.0f, 2.0f}));
+  const std::string bad = std::string(EMBER_CLI) + " convert " + pt("evil_os_system.pt") + " " + out + " 2>/dev/null";
+  EXPECT_NE(std::system(bad.c_str()), 0);
 }
