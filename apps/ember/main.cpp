@@ -19,6 +19,7 @@
 #include "ember/train/zoo.h"
 #include "convert_command.h"
 #include "jit_commands.h"
+#include "runtime_commands.h"
 
 using namespace ember;
 
@@ -91,6 +92,7 @@ int main(int argc, char** argv) {
   CLI::App* info_cmd = app.add_subcommand("info", "print build and machine information");
   cli::JitCommands jit_cmds(app);  // export, inspect
   cli::ConvertCommand convert_cmd(app);
+  cli::RuntimeCommands runtime_cmds(app);  // infer, bench
 
   try {
     app.parse(argc, argv);
@@ -117,6 +119,7 @@ int main(int argc, char** argv) {
     }
     if (auto rc = jit_cmds.run()) return *rc;
     if (auto rc = convert_cmd.run()) return *rc;
+    if (auto rc = runtime_cmds.run()) return *rc;
     if (*train_cmd) return run_train(train_args, resume_dir);
     if (*eval_cmd) {
       train::evaluate(eval_target, split, std::cout);

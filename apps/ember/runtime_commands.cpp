@@ -1,0 +1,308 @@
+// ember infer model.ember INPUT... [--batch-size N] [-o out.csv]
+//   Inputs: IDX (raw or gzip), CSV rows of numbers (a non-numeric first row is
+//   a header), .safetensors (the one tensor, or the one named like the graph
+//   input) or .npy; several files are concatenated along dim 0. uint8 data
+//   (IDX images) is scaled by 1/255 into a floating input, as the trainer's
+//   image path does; no other transform is recorded in the file, so none is
+//   applied. Each sample is reshaped to the input's per-sample shape when the
+//   element count matches. Prints the predictions (argmax, with class names
+//   when the file records them) and the throughput; -o writes every row.
+// ember bench model.ember [--batch-sizes 1,8,64,256] [--threads 1,2] [--seconds S]
+//   Latency p50/p90/p99 and throughput per batch size and thread count on
+//   random inputs of the signature, then a recommendation line.
+#include "runtime_commands.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "ember/core/parallel.h"
+#include "ember/data/datasets/idx.h"
+#include "ember/ember.h"
+#include "ember/io/npy.h"
+#include "ember/io/safetensors.h"
+#include "ember/runtime/session.h"
+
+namespace ember::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kOk = 0;
+
+std::string lower_ext(const std::string& path) {
+  std::string e = fs::path(path).extension().string();
+  std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return e;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, sep);)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+std::vector<int64_t> int_list(const std::string& s, const char* what) {
+  std::vector<int64_t> out;
+  for (const std::string& item : split(s, ',')) {
+    size_t used = 0;
+    int64_t v = 0;
+    try {
+      v = std::stoll(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    EMBER_CHECK(used == item.size() && v > 0, "bench: {} '{}': '{}' is not a positive integer", what, s, item);
+    out.push_back(v);
+  }
+  EMBER_CHECK(!out.empty(), "bench: {} is empty", what);
+  return out;
+}
+
+// CSV rows of numbers -> float32 [rows, cols]; a first row that does not parse
+// is taken as a header.
+Tensor read_csv_rows(const std::string& path) {
+  std::ifstream in(path);
+  EMBER_CHECK(in.good(), "infer: cannot open '{}'", path);
+  std::vector<float> values;
+  int64_t cols = -1, rows = 0, line_no = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    std::vector<float> row;
+    bool numeric = true;
+    std::stringstream ss(line);
+    for (std::string cell; std::getline(ss, cell, ',');) {
+      try {
+        size_t used = 0;
+        row.push_back(std::stof(cell, &used));
+        if (cell.find_first_not_of(" \t", used) != std::string::npos) numeric = false;
+      } catch (const std::exception&) {
+        numeric = false;
+      }
+    }
+    if (!numeric) {
+      EMBER_CHECK(rows == 0 && cols < 0, "infer: {}:{}: a cell is not a number", path, line_no);
+      cols = 0;  // header seen
+      continue;
+    }
+    if (cols <= 0) cols = static_cast<int64_t>(row.size());
+    EMBER_CHECK(static_cast<int64_t>(row.size()) == cols, "infer: {}:{}: {} cells, the first row has {}", path,
+                line_no, row.size(), cols);
+    values.insert(values.end(), row.begin(), row.end());
+    ++rows;
+  }
+  EMBER_CHECK(rows > 0, "infer: '{}' has no rows of numbers", path);
+  return tensor<float>(values, {rows, cols});
+}
+
+Tensor read_input_file(const std::string& path, const std::string& input_name) {
+  EMBER_CHECK(fs::exists(path), "infer: input '{}' does not exist", path);
+  const std::string ext = lower_ext(path);
+  if (ext == ".csv") return read_csv_rows(path);
+  if (ext == ".npy") return io::load_npy(path);
+  if (ext == ".safetensors") {
+    auto d = safetensors::load_file(path);
+    if (d.size() == 1) return d.begin()->second;
+    for (const auto& [name, t] : d)
+      if (name == input_name) return t;
+    EMBER_ERROR("infer: '{}' holds {} tensors and none is named '{}' (the model's input)", path, d.size(),
+                input_name);
+  }
+  return data::read_idx(path);  // .idx, *-ubyte, .gz: the header decides
+}
+
+// Data [N, ...] -> the input's dtype and per-sample shape.
+Tensor to_input(Tensor t, const jit::TensorType& want, const std::string& path) {
+  EMBER_CHECK(t.dim() >= 1, "infer: '{}' holds a scalar, expected samples along dim 0 for input {}", path, want.str());
+  if (t.scalar_type() == kUInt8 && is_floating_point(want.dtype)) t = div(t.to(want.dtype), Scalar(255.0));
+  else if (t.scalar_type() != want.dtype) t = t.to(want.dtype);
+  std::vector<int64_t> shape = {t.size(0)};
+  int64_t per = 1;
+  for (size_t i = 1; i < want.shape.size(); ++i) {
+    EMBER_CHECK(!want.shape[i].is_symbolic(), "infer: input {} has a symbolic dim {} past the batch; give a "
+                "tensor of that exact shape", want.str(), i);
+    shape.push_back(want.shape[i].size);
+    per *= want.shape[i].size;
+  }
+  if (t.dim() != static_cast<int64_t>(want.shape.size()) || t.sizes().vec() != shape) {
+    EMBER_CHECK(t.numel() == t.size(0) * per, "infer: '{}' has samples of {} elements (shape {}), input {} needs {}",
+                path, t.size(0) == 0 ? 0 : t.numel() / t.size(0), fmt::format("{}", t.sizes().vec()), want.str(), per);
+    t = t.contiguous().reshape(shape);
+  }
+  return t.contiguous();
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+int run_infer(const std::string& model_path, const std::vector<std::string>& inputs, int64_t batch_size,
+              const std::string& output) {
+  EMBER_CHECK(batch_size > 0, "infer: --batch-size must be positive, got {}", batch_size);
+  runtime::Session s(model_path);
+  const jit::Graph& g = s.model().graph;
+  EMBER_CHECK(g.inputs.size() == 1, "infer: the model has {} inputs; ember infer feeds one (use runtime::Session "
+              "for more)", g.inputs.size());
+  const jit::TensorType want = g.type(g.inputs[0].value);
+  EMBER_CHECK(!want.shape.empty(), "infer: input {} is a scalar", want.str());
+  std::vector<Tensor> parts;
+  for (const std::string& p : inputs) parts.push_back(to_input(read_input_file(p, g.inputs[0].name), want, p));
+  Tensor x = parts.size() == 1 ? parts[0] : cat(parts, 0);
+  const int64_t n = x.size(0);
+  // A graph traced with a fixed batch runs only at that size: pad the last batch.
+  const bool fixed_batch = !want.shape[0].is_symbolic();
+  if (fixed_batch) batch_size = want.shape[0].size;
+  std::vector<std::string> names;
+  auto cn = s.model().source.find("class_names");
+  if (cn != s.model().source.end()) names = split(cn->second, ',');
+
+  std::vector<Tensor> outs;
+  auto t0 = std::chrono::steady_clock::now();
+  for (int64_t i = 0; i < n; i += batch_size) {
+    const int64_t len = std::min(batch_size, n - i);
+    Tensor b = x.narrow(0, i, len).contiguous();
+    if (fixed_batch && len < batch_size) {
+      std::vector<int64_t> pad_shape = b.sizes().vec();
+      pad_shape[0] = batch_size - len;
+      b = cat({b, zeros(pad_shape, TensorOptions().dtype(want.dtype))}, 0);
+    }
+    Tensor y = s.run(std::vector<Tensor>{b})[0];
+    outs.push_back(y.narrow(0, 0, len).contiguous());
+  }
+  const double secs = seconds_since(t0);
+  Tensor y = outs.size() == 1 ? outs[0] : cat(outs, 0);
+  const bool classify = y.dim() == 2 && is_floating_point(y.scalar_type());
+  Tensor yf = y.to(kFloat32).contiguous();
+  std::vector<float> yv = yf.to_vector<float>();
+  const int64_t cols = yf.numel() / std::max<int64_t>(n, 1);
+  std::vector<int64_t> pred;
+  if (classify) pred = argmax(yf, 1).to(kInt64).to_vector<int64_t>();
+  auto label = [&](int64_t c) { return c < static_cast<int64_t>(names.size()) ? names[c] : std::to_string(c); };
+
+  const int64_t shown = std::min<int64_t>(n, 10);
+  for (int64_t i = 0; i < shown; ++i) {
+    if (classify) std::printf("%lld: %s\n", static_cast<long long>(i), label(pred[i]).c_str());
+    else std::printf("%lld: %s\n", static_cast<long long>(i),
+                     fmt::format("{}", std::vector<float>(yv.begin() + i * cols, yv.begin() + (i + 1) * cols)).c_str());
+  }
+  if (n > shown) std::printf("... (%lld more%s)\n", static_cast<long long>(n - shown), output.empty() ? "; -o F writes all" : "");
+  if (!output.empty()) {
+    std::ofstream f(output);
+    EMBER_CHECK(f.good(), "infer: cannot write '{}'", output);
+    f << "index" << (classify ? ",prediction,class" : "");
+    for (int64_t c = 0; c < cols; ++c) f << ",out" << c;
+    f << "\n";
+    for (int64_t i = 0; i < n; ++i) {
+      f << i;
+      if (classify) f << "," << pred[i] << "," << label(pred[i]);
+      for (int64_t c = 0; c < cols; ++c) f << "," << fmt::format("{}", yv[i * cols + c]);
+      f << "\n";
+    }
+    EMBER_CHECK(f.good(), "infer: writing '{}' failed", output);
+  }
+  std::printf("%lld samples in %.3f s: %.1f samples/s (batch %lld, %d threads)\n", static_cast<long long>(n), secs,
+              secs > 0 ? static_cast<double>(n) / secs : 0.0, static_cast<long long>(batch_size), get_num_threads());
+  return kOk;
+}
+
+Tensor random_input(const jit::TensorType& t, int64_t batch) {
+  std::vector<int64_t> shape = t.sizes();
+  if (!shape.empty()) shape[0] = batch;
+  if (is_floating_point(t.dtype)) return randn(shape).to(t.dtype);
+  return zeros(shape, TensorOptions().dtype(t.dtype));  // index inputs: 0 is valid for every table
+}
+
+double percentile(std::vector<double> v, double p) {
+  std::sort(v.begin(), v.end());
+  const size_t i = std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size() - 1) + 0.5));
+  return v[i];
+}
+
+int run_bench(const std::string& model_path, const std::string& batch_list, const std::string& thread_list,
+              double seconds) {
+  EMBER_CHECK(seconds > 0, "bench: --seconds must be positive, got {}", seconds);
+  const std::vector<int64_t> batches = int_list(batch_list, "--batch-sizes");
+  const std::vector<int64_t> threads = int_list(thread_list, "--threads");
+  runtime::Session s(model_path);
+  const jit::Graph& g = s.model().graph;
+  std::printf("%s: backend: Ember kernels through the graph interpreter (the only one this runtime has)\n",
+              model_path.c_str());
+  std::printf("%8s %8s %12s %12s %12s %14s\n", "threads", "batch", "p50 ms", "p90 ms", "p99 ms", "samples/s");
+  struct Row { int64_t threads, batch; double p50, thr; };
+  std::vector<Row> rows;
+  for (int64_t th : threads) {
+    set_num_threads(static_cast<int>(th));
+    for (int64_t b : batches) {
+      std::vector<Tensor> in;
+      bool ok = true;
+      for (const jit::NamedValue& v : g.inputs) {
+        const jit::TensorType t = g.type(v.value);
+        if (!t.shape.empty() && !t.shape[0].is_symbolic() && t.shape[0].size != b) ok = false;
+        in.push_back(random_input(t, b));
+      }
+      if (!ok) {
+        std::printf("%8lld %8lld   (skipped: the graph's batch dim is fixed; export with --dynamic batch)\n",
+                    static_cast<long long>(th), static_cast<long long>(b));
+        continue;
+      }
+      for (int w = 0; w < 3; ++w) s.run(in);  // warm-up: caches, oneDNN primitives, allocator
+      std::vector<double> lat;
+      auto start = std::chrono::steady_clock::now();
+      while (lat.size() < 10 || (seconds_since(start) < seconds && lat.size() < 100000)) {
+        auto t0 = std::chrono::steady_clock::now();
+        s.run(in);
+        lat.push_back(seconds_since(t0) * 1e3);
+      }
+      const double p50 = percentile(lat, 0.5), thr = static_cast<double>(b) / (p50 / 1e3);
+      std::printf("%8lld %8lld %12.3f %12.3f %12.3f %14.1f\n", static_cast<long long>(th), static_cast<long long>(b),
+                  p50, percentile(lat, 0.9), percentile(lat, 0.99), thr);
+      rows.push_back({th, b, p50, thr});
+    }
+  }
+  EMBER_CHECK(!rows.empty(), "bench: no batch size could run (the graph's batch dim is fixed at {})",
+              g.inputs.empty() ? 0 : g.type(g.inputs[0].value).shape.at(0).size);
+  const Row* best_thr = &rows[0];
+  const Row* best_lat = &rows[0];
+  for (const Row& r : rows) {
+    if (r.thr > best_thr->thr) best_thr = &r;
+    if (r.batch < best_lat->batch || (r.batch == best_lat->batch && r.p50 < best_lat->p50)) best_lat = &r;
+  }
+  std::printf("recommendation: for throughput use batch %lld with %lld threads (%.1f samples/s); for latency use "
+              "batch %lld with %lld threads (p50 %.3f ms). Measured here; rerun on the deployment machine.\n",
+              static_cast<long long>(best_thr->batch), static_cast<long long>(best_thr->threads), best_thr->thr,
+              static_cast<long long>(best_lat->batch), static_cast<long long>(best_lat->threads), best_lat->p50);
+  return kOk;
+}
+
+}  // namespace
+
+RuntimeCommands::RuntimeCommands(CLI::App& app) {
+  infer_ = app.add_subcommand("infer", "run a .ember model on IDX, CSV, .safetensors or .npy inputs");
+  infer_->add_option("model", model_, "model.ember")->required();
+  infer_->add_option("inputs", inputs_, "input files, concatenated along dim 0")->required();
+  infer_->add_option("--batch-size", batch_size_, "samples per run")->capture_default_str();
+  infer_->add_option("-o,--output", output_, "write every prediction to this CSV file");
+  bench_ = app.add_subcommand("bench", "latency percentiles and throughput of a .ember model");
+  bench_->add_option("model", model_, "model.ember")->required();
+  bench_->add_option("--batch-sizes", batch_sizes_, "comma-separated batch sizes")->capture_default_str();
+  bench_->add_option("--threads", threads_, "comma-separated thread counts")->capture_default_str();
+  bench_->add_option("--seconds", seconds_, "time per configuration")->capture_default_str();
+}
+
+std::optional<int> RuntimeCommands::run() {
+  if (*infer_) return run_infer(model_, inputs_, batch_size_, output_);
+  if (*bench_) return run_bench(model_, batch_sizes_, threads_, seconds_);
+  return std::nullopt;
+}
+
+}  // namespace ember::cli
