@@ -155,10 +155,14 @@ class ArrayRef {
   constexpr ArrayRef() = default;
   constexpr ArrayRef(const T* data, size_t n) : data_(data), size_(n) {}
   constexpr ArrayRef(const T& one) : data_(&one), size_(1) {}  // NOLINT
+#if !defined(__clang__)  // a GCC-only warning group (clang warns that it is unknown)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Winit-list-lifetime"
+#endif
   constexpr ArrayRef(std::initializer_list<T> il) : data_(il.begin()), size_(il.size()) {}  // NOLINT
+#if !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
   ArrayRef(const std::vector<T>& v) : data_(v.data()), size_(v.size()) {}  // NOLINT
   template <size_t N>
   ArrayRef(const SmallVector<T, N>& v) : data_(v.data()), size_(v.size()) {}  // NOLINT

@@ -100,6 +100,15 @@ class RNNBase : public Module {
   std::vector<Cell> cells_;  // layer-major, then direction
 };
 
+// The recurrent modules' forward takes a state and returns (output, state),
+// so it hides Module::forward(Tensor) on purpose: `using Module::forward`
+// would make rnn.forward(x) ambiguous with the defaulted state. clang's
+// -Woverloaded-virtual (in its -Wall) flags the hiding; GCC's -Wall does not.
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Woverloaded-virtual"
+#endif
+
 // h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh) (or relu), torch.nn.RNN.
 class RNN : public RNNBase {
  public:
@@ -139,5 +148,9 @@ class GRU : public RNNBase {
     return forward(input, h0);
   }
 };
+
+#if defined(__clang__)
+#pragma clang diagnostic pop
+#endif
 
 }  // namespace ember::nn
