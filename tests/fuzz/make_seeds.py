@@ -225,8 +225,26 @@ def seeds_image():
         print("make_seeds: no C compiler or stb_image_write.h; JPEG seed not written", file=sys.stderr)
 
 
+def seeds_npy():
+    # fuzz_npy's first byte picks the format: even for .npy, odd for .npz.
+    src = os.path.join(ROOT, "tests", "data", "npy")
+    for name in sorted(os.listdir(src)):
+        with open(os.path.join(src, name), "rb") as f:
+            put("npy", name, (b"\x01" if name.endswith(".npz") else b"\x00") + f.read())
+
+
+def seeds_pytorch():
+    # torch.save files from tests/data/gen_pt.py (Debian's torch 1.13), the
+    # refused ones included; deep_nesting.pt (200 KB) is left to the tests.
+    src = os.path.join(ROOT, "tests", "data", "pytorch")
+    for name in ["checkpoint.pt", "linear_module.pt", "storage_out_of_range.pt", "huge_memo.pt",
+                 "evil_os_system.pt"]:
+        with open(os.path.join(src, name), "rb") as f:
+            put("pytorch", name, f.read())
+
+
 def main():
-    for t in ["safetensors", "checkpoint", "config", "idx", "csv", "text", "image"]:
+    for t in ["safetensors", "checkpoint", "config", "idx", "csv", "text", "image", "npy", "pytorch"]:
         # Overwrites its own files only: former findings live beside them as
         # regression seeds.
         os.makedirs(os.path.join(CORPUS, t), exist_ok=True)
@@ -237,6 +255,8 @@ def main():
     seeds_csv()
     seeds_text()
     seeds_image()
+    seeds_npy()
+    seeds_pytorch()
     for t in sorted(os.listdir(CORPUS)):
         files = os.listdir(os.path.join(CORPUS, t))
         print("%-12s %d seeds" % (t, len(files)))

@@ -1,7 +1,6 @@
-// ImageFolder: scans root/<class>/ once, decodes with stb_image on get.
+// ImageFolder: scans root/<class>/ once, decodes each image on get
+// (libpng, libjpeg-turbo, or stb_image for BMP/GIF/TGA).
 #include "ember/data/datasets/image_folder.h"
-
-#include <stb/stb_image.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -13,7 +12,7 @@
 #include <memory>
 
 #include "ember/ops/factory.h"
-#include "jpeg_check.h"
+#include "image_decode.h"
 
 namespace ember::data {
 
@@ -51,6 +50,17 @@ FormatBound format_bound(const std::vector<unsigned char>& b) {
 
 }  // namespace
 
+namespace detail {
+
+ImageFormat sniff_image_format(std::span<const uint8_t> b) {
+  static constexpr uint8_t kPngMagic[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+  if (b.size() >= 8 && std::equal(std::begin(kPngMagic), std::end(kPngMagic), b.begin())) return ImageFormat::kPng;
+  if (b.size() >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF) return ImageFormat::kJpeg;
+  return ImageFormat::kOther;
+}
+
+}  // namespace detail
+
 Tensor read_image(const std::string& path, int channels, int64_t max_pixels) {
   EMBER_CHECK(channels >= 0 && channels <= 4,
               "read_image: channels must be 0 (as stored), 1, 2, 3 or 4, got {}", channels);
@@ -61,41 +71,41 @@ Tensor read_image(const std::string& path, int channels, int64_t max_pixels) {
     std::ifstream f(path, std::ios::binary | std::ios::ate);
     EMBER_CHECK(f.good(), "read_image: cannot open '{}': {}", path, std::strerror(errno));
     const std::streamoff size = f.tellg();
-    EMBER_CHECK(size >= 0 && size <= INT32_MAX, "read_image: '{}' is {} bytes, larger than stb_image reads (2 GiB)",
+    EMBER_CHECK(size >= 0 && size <= INT32_MAX, "read_image: '{}' is {} bytes, larger than read_image reads (2 GiB)",
                 path, static_cast<int64_t>(size));
     bytes.resize(static_cast<size_t>(size));
     f.seekg(0);
     f.read(reinterpret_cast<char*>(bytes.data()), size);
     EMBER_CHECK(f.good() || size == 0, "read_image: reading '{}' failed: {}", path, std::strerror(errno));
   }
-  const int len = static_cast<int>(bytes.size());
-  // stb builds the Huffman tables while reading the header (stbi_info too).
-  detail::check_jpeg_huffman_tables(bytes, path);
   // Dimensions from the header first: nothing is allocated for the pixels
   // until they pass the limits.
-  int w = 0, h = 0, c = 0;
-  EMBER_CHECK(stbi_info_from_memory(bytes.data(), len, &w, &h, &c) == 1,
-              "read_image: cannot decode '{}': {} (is it a PNG/JPEG/BMP/GIF/TGA image?)", path,
-              stbi_failure_reason() ? stbi_failure_reason() : "unknown format");
   const FormatBound bound = format_bound(bytes);
-  const int64_t pixels = int64_t{w} * int64_t{h};
-  EMBER_CHECK(w > 0 && h > 0, "read_image: '{}': the {} header declares a {}x{} image", path, bound.name, w, h);
-  EMBER_CHECK(pixels <= max_pixels,
-              "read_image: '{}': the {} header declares {}x{} = {} pixels, more than the limit of {} "
-              "(ImageFolderOptions::max_pixels)", path, bound.name, w, h, pixels, max_pixels);
-  EMBER_CHECK(pixels <= bound.pixels_per_byte * int64_t{len},
-              "read_image: '{}': the {} header declares {}x{} = {} pixels, more than a {}-byte {} file can "
-              "encode (at most {} pixels per byte); the file is corrupt or truncated",
-              path, bound.name, w, h, pixels, len, bound.name, bound.pixels_per_byte);
-  std::unique_ptr<stbi_uc, void (*)(void*)> pixels_buf(
-      stbi_load_from_memory(bytes.data(), len, &w, &h, &c, channels), stbi_image_free);
-  EMBER_CHECK(pixels_buf, "read_image: cannot decode '{}': {} (is it a PNG/JPEG/BMP/GIF/TGA image?)",
-              path, stbi_failure_reason() ? stbi_failure_reason() : "unknown error");
-  EMBER_CHECK(int64_t{w} * h <= pixels, "read_image: '{}': decoded {}x{}, larger than its header's {} pixels", path,
-              w, h, pixels);
-  const int out_c = channels == 0 ? c : channels;
-  Tensor out = empty({h, w, out_c}, kUInt8);
-  std::memcpy(out.data_ptr(), pixels_buf.get(), static_cast<size_t>(h) * w * out_c);
+  const int64_t len = static_cast<int64_t>(bytes.size());
+  auto check_size = [&](int64_t w, int64_t h) {
+    const int64_t pixels = w * h;
+    EMBER_CHECK(w > 0 && h > 0, "read_image: '{}': the {} header declares a {}x{} image", path, bound.name, w, h);
+    EMBER_CHECK(pixels <= max_pixels,
+                "read_image: '{}': the {} header declares {}x{} = {} pixels, more than the limit of {} "
+                "(ImageFolderOptions::max_pixels)", path, bound.name, w, h, pixels, max_pixels);
+    EMBER_CHECK(pixels <= bound.pixels_per_byte * len,
+                "read_image: '{}': the {} header declares {}x{} = {} pixels, more than a {}-byte {} file can "
+                "encode (at most {} pixels per byte); the file is corrupt or truncated",
+                path, bound.name, w, h, pixels, len, bound.name, bound.pixels_per_byte);
+  };
+  const std::span<const uint8_t> view(bytes.data(), bytes.size());
+  detail::DecodedImage image;
+  switch (detail::sniff_image_format(view)) {
+    case detail::ImageFormat::kPng: image = detail::decode_png(view, path, check_size); break;
+    case detail::ImageFormat::kJpeg: image = detail::decode_jpeg(view, path, check_size); break;
+    case detail::ImageFormat::kOther: image = detail::decode_stb(view, path, check_size); break;
+  }
+  const int out_c = channels == 0 ? image.channels : channels;
+  std::vector<uint8_t> pixels = detail::convert_channels(image.pixels, image.channels, channels);
+  Tensor out = empty({image.height, image.width, out_c}, kUInt8);
+  EMBER_CHECK(pixels.size() == static_cast<size_t>(out.numel()), "read_image: '{}': decoded {} bytes for {}x{}x{}",
+              path, pixels.size(), image.height, image.width, out_c);
+  std::memcpy(out.data_ptr(), pixels.data(), pixels.size());
   return out;
 }
 
