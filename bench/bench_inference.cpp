@@ -1,27 +1,39 @@
-// W9, eager rows: the W1 model (zoo `cnn`, random weights, eval mode) for
-// inference under InferenceModeGuard. Batch-1 latency: median over 1000
-// calls after 20 warm-up calls (µs). Batch-256 throughput: 20 calls after 2
-// warm-up calls (images/s). The same work as the "eager" variant of
-// ../shared/anchors/w9_inference.py; traced, frozen and int8 variants need
-// the inference runtime, which Ember does not have yet.
+// W9: the W1 model (zoo `cnn`, random weights, eval mode) for inference.
+// Variants, each measured the same way as ../shared/anchors/w9_inference.py:
+// batch-1 latency as the median over `calls` calls after 20 warm-up calls
+// (µs); batch-256 throughput over 20 calls after 2 warm-up calls (images/s).
+//   eager       model.forward under InferenceModeGuard
+//   runtime_oN  jit::trace (dynamic batch) + jit::optimize level N, run by a
+//               runtime::Session (memory plan, pooled prepared graphs);
+//               runtime_o2 is the counterpart of torch's traced + frozen +
+//               optimize_for_inference variant (BatchNorm folded, ReLU fused)
+// Also per variant at batch 256: the peak of Ember's allocator during the
+// first call (for the runtime that includes building the arena and the
+// kernels' scratch) and during a steady-state call, net of what was
+// allocated before it (MiB), and cpu_alloc calls per steady-state call on
+// the calling thread.
 //
-//   bench_inference [threads]   prints one JSON line:
-//   {"workload": "w9_inference_ember", "figures": {"eager": {"b1_latency_us": {...}, ...}}}
-#include <algorithm>
+//   bench_inference [threads] [calls]   prints one JSON line:
+//   {"workload": "w9_inference_ember", "figures": {"eager": {"b1_latency_us": {...}, ...}, "runtime_o2": ...}}
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "bench_util.h"
+#include "ember/core/allocator.h"
 #include "ember/ember.h"
+#include "ember/jit/passes/optimize.h"
+#include "ember/jit/trace.h"
+#include "ember/runtime/session.h"
 #include "ember/train/models.h"
 
 using namespace ember;
 
 namespace {
 
-// Seconds per call of f, `calls` times.
 using bench::seconds;
 using bench::stat;
 using bench::Stat;
@@ -37,6 +49,53 @@ std::vector<double> time_calls(F f, int calls) {
   return ts;
 }
 
+std::string stat_json(const Stat& s, double scale, const char* fmt_num) {
+  char buf[256];
+  std::string f = std::string("{\"median\": ") + fmt_num + ", \"min\": " + fmt_num + ", \"max\": " + fmt_num +
+                  ", \"n\": %zu}";
+  std::snprintf(buf, sizeof buf, f.c_str(), s.med * scale, s.mn * scale, s.mx * scale, s.n);
+  return buf;
+}
+
+// Times `forward` at batch 1 and 256; returns the variant's JSON object.
+std::string measure(const std::function<Tensor(const Tensor&)>& forward, int calls, const Tensor& x1,
+                    const Tensor& x256, const Tensor& ref256) {
+  Tensor sink;
+  // The first batch-256 call's peak: everything the variant needs at that
+  // size (for the runtime: building its arena and scratch too).
+  cpu_reset_peak_allocated_bytes();
+  const size_t cold_base = cpu_allocator_stats().allocated_bytes;
+  sink = forward(x256);
+  const double cold_peak_mib = static_cast<double>(cpu_allocator_stats().peak_allocated_bytes - cold_base) / (1 << 20);
+  sink = Tensor();
+  for (int i = 0; i < 20; ++i) sink = forward(x1);
+  Stat b1 = stat(time_calls([&] { sink = forward(x1); }, calls));
+  for (int i = 0; i < 2; ++i) sink = forward(x256);
+  // Peak and allocation calls of one steady-state batch-256 call.
+  sink = Tensor();
+  const size_t before = cpu_allocator_stats().allocated_bytes;
+  cpu_reset_peak_allocated_bytes();
+  const uint64_t calls_before = cpu_alloc_calls_on_this_thread();
+  sink = forward(x256);
+  const uint64_t alloc_calls = cpu_alloc_calls_on_this_thread() - calls_before;
+  const double peak_mib = static_cast<double>(cpu_allocator_stats().peak_allocated_bytes - before) / (1 << 20);
+  const double max_diff = (sink - ref256).abs().max().item<double>();
+  std::vector<double> t256 = time_calls([&] { sink = forward(x256); }, 20);
+  for (double& t : t256) t = 256.0 / t;  // images/s per call
+  Stat b256 = stat(t256);
+  if (sink.size(0) != 256 || sink.size(1) != 10) {
+    std::fprintf(stderr, "unexpected output shape\n");
+    std::exit(1);
+  }
+  char tail[256];
+  std::snprintf(tail, sizeof tail,
+                ", \"b256_first_call_peak_mib\": %.2f, \"b256_peak_mib\": %.2f, \"b256_alloc_calls\": %llu, "
+                "\"max_abs_diff_vs_eager_b256\": %.3g}",
+                cold_peak_mib, peak_mib, static_cast<unsigned long long>(alloc_calls), max_diff);
+  return "{\"b1_latency_us\": " + stat_json(b1, 1e6, "%.2f") + ", \"b256_images_per_s\": " +
+         stat_json(b256, 1.0, "%.1f") + tail;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -47,22 +106,29 @@ int main(int argc, char** argv) {
   train::CNN model{train::CNNOptions{}};
   model.eval();
   Tensor x1 = randn({1, 1, 28, 28}), x256 = randn({256, 1, 28, 28});
-  InferenceModeGuard inference;
-  Tensor sink;
-  for (int i = 0; i < 20; ++i) sink = model.forward(x1);
-  Stat b1 = stat(time_calls([&] { sink = model.forward(x1); }, calls));
-  for (int i = 0; i < 2; ++i) sink = model.forward(x256);
-  std::vector<double> t256 = time_calls([&] { sink = model.forward(x256); }, 20);
-  for (double& t : t256) t = 256.0 / t;  // images/s per call
-  Stat b256 = stat(t256);
-  if (sink.size(0) != 256 || sink.size(1) != 10) {
-    std::fprintf(stderr, "unexpected output shape\n");
-    return 1;
+  Tensor ref256;
+  {
+    InferenceModeGuard inference;
+    ref256 = model.forward(x256);
   }
-  std::printf(
-      "{\"workload\": \"w9_inference_ember\", \"threads\": %d, \"figures\": {\"eager\": {"
-      "\"b1_latency_us\": {\"median\": %.2f, \"min\": %.2f, \"max\": %.2f, \"n\": %zu}, "
-      "\"b256_images_per_s\": {\"median\": %.1f, \"min\": %.1f, \"max\": %.1f, \"n\": %zu}}}}\n",
-      threads, b1.med * 1e6, b1.mn * 1e6, b1.mx * 1e6, b1.n, b256.med, b256.mn, b256.mx, b256.n);
+  std::string json = "{\"workload\": \"w9_inference_ember\", \"threads\": " + std::to_string(threads) +
+                     ", \"figures\": {";
+  {
+    InferenceModeGuard inference;
+    json += "\"eager\": " + measure([&](const Tensor& x) { return model.forward(x); }, calls, x1, x256, ref256);
+  }
+  jit::TraceOptions opts;
+  opts.dynamic_dims = {{0, 0, "batch"}};
+  const jit::Graph traced = jit::trace(model, {randn({4, 1, 28, 28})}, opts);
+  for (int level = 0; level <= jit::kMaxOptimizeLevel; ++level) {
+    jit::ModelFile file;
+    file.graph = jit::optimize(traced, level).graph;
+    runtime::Session session(std::move(file));
+    json += ", \"runtime_o" + std::to_string(level) + "\": " +
+            measure([&](const Tensor& x) { return session.run(std::vector<Tensor>{x})[0]; }, calls, x1, x256,
+                    ref256);
+  }
+  json += "}}";
+  std::printf("%s\n", json.c_str());
   return 0;
 }

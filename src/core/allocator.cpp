@@ -93,6 +93,11 @@ class CachingCpuAllocator {
     return stats_;
   }
 
+  void reset_peak() {
+    std::lock_guard<std::mutex> lock(mu_);
+    stats_.peak_allocated_bytes = stats_.allocated_bytes;
+  }
+
  private:
   void note_alloc(size_t cls) {
     stats_.allocated_bytes += cls;
@@ -118,6 +123,7 @@ CachingCpuAllocator& allocator();
 struct ThreadCache {
   std::array<std::array<void*, kThreadCacheDepth>, kThreadCacheClasses> blocks{};
   std::array<uint8_t, kThreadCacheClasses> count{};
+  uint64_t alloc_calls = 0;
 };
 
 constinit thread_local ThreadCache tls_cache;
@@ -151,9 +157,10 @@ ThreadCacheReturn::~ThreadCacheReturn() {
 }  // namespace
 
 void* cpu_alloc(size_t nbytes) {
+  ThreadCache& tc = thread_cache();
+  ++tc.alloc_calls;
   if (nbytes <= kThreadCacheLimit) {
     size_t cls = size_class(nbytes) / kSmallStep - 1;
-    ThreadCache& tc = thread_cache();
     if (tc.count[cls] > 0) return tc.blocks[cls][--tc.count[cls]];
     return allocator().allocate((cls + 1) * kSmallStep);
   }
@@ -175,5 +182,7 @@ void cpu_free(void* p, size_t nbytes) {
 
 void cpu_empty_cache() { allocator().empty_cache(); }
 AllocatorStats cpu_allocator_stats() { return allocator().stats(); }
+void cpu_reset_peak_allocated_bytes() { allocator().reset_peak(); }
+uint64_t cpu_alloc_calls_on_this_thread() { return tls_cache.alloc_calls; }
 
 }  // namespace ember

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <deque>
+#include <mutex>
 #include <set>
 
 #include "ember/core/parallel.h"
@@ -10,9 +12,36 @@
 
 namespace ember::runtime {
 
+// Prepared graphs not in use, most recently returned last. Up to kMaxIdle are
+// kept: enough for a few input sizes times a few concurrent callers.
+struct Session::Pool {
+  static constexpr size_t kMaxIdle = 16;
+  std::mutex mu;
+  std::deque<std::unique_ptr<jit::PreparedGraph>> idle;
+
+  std::unique_ptr<jit::PreparedGraph> take(const jit::Graph& g, const jit::SymbolValues& syms) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      for (auto it = idle.rbegin(); it != idle.rend(); ++it)
+        if ((*it)->symbols() == syms) {
+          std::unique_ptr<jit::PreparedGraph> p = std::move(*it);
+          idle.erase(std::next(it).base());
+          return p;
+        }
+    }
+    return std::make_unique<jit::PreparedGraph>(g, syms);
+  }
+  void give_back(std::unique_ptr<jit::PreparedGraph> p) {
+    std::lock_guard<std::mutex> lock(mu);
+    idle.push_back(std::move(p));
+    if (idle.size() > kMaxIdle) idle.pop_front();
+  }
+};
+
 Session::Session(const std::string& path, SessionOptions options) : Session(jit::load_model(path), options) {}
 
-Session::Session(jit::ModelFile model, SessionOptions options) : model_(std::move(model)) {
+Session::Session(jit::ModelFile model, SessionOptions options)
+    : model_(std::move(model)), pool_(std::make_unique<Pool>()) {
   jit::check_graph(model_.graph, "runtime::Session");
   if (options.threads > 0) set_num_threads(options.threads);
 }
@@ -29,7 +58,17 @@ std::vector<std::string> Session::output_names() const {
   return n;
 }
 
-std::vector<Tensor> Session::run(const std::vector<Tensor>& inputs) const { return jit::run(model_.graph, inputs); }
+Session::Session(Session&&) noexcept = default;
+Session& Session::operator=(Session&&) noexcept = default;
+Session::~Session() = default;
+
+std::vector<Tensor> Session::run(const std::vector<Tensor>& inputs) const {
+  const jit::SymbolValues syms = jit::bind_symbols(model_.graph, inputs);
+  std::unique_ptr<jit::PreparedGraph> prepared = pool_->take(model_.graph, syms);
+  std::vector<Tensor> out = prepared->run(inputs);
+  pool_->give_back(std::move(prepared));  // not after a throw: a failed run's state is dropped
+  return out;
+}
 
 NamedTensors Session::run(const NamedTensors& inputs) const {
   std::vector<Tensor> ordered;

@@ -24,5 +24,11 @@ void cpu_free(void* p, size_t nbytes);
 // Frees every cached block (what torch.cuda.empty_cache does on GPUs).
 void cpu_empty_cache();
 AllocatorStats cpu_allocator_stats();
+// Restarts peak_allocated_bytes from what is allocated now (as
+// torch.cuda.reset_peak_memory_stats does), to measure one region's peak.
+void cpu_reset_peak_allocated_bytes();
+// cpu_alloc calls the calling thread has made (served from a cache or not):
+// what a benchmark or test counts to show that a loop allocates nothing.
+uint64_t cpu_alloc_calls_on_this_thread();
 
 }  // namespace ember

@@ -1,10 +1,13 @@
 // runtime::Session: loads a .ember model and runs it (issue 14's runtime).
 // Part of libember_runtime.so (core, kernels, ops, io and the graph only) and
-// of libember. run() is const and keeps no state between calls, so several
-// threads may call it on one session at once.
+// of libember. run() is const and safe to call from several threads on one
+// session at once: each call borrows a jit::PreparedGraph for its input sizes
+// from the session's pool (built on first use, one per concurrent caller), so
+// a steady-state run allocates nothing for the model's intermediates.
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -35,8 +38,14 @@ class Session {
   std::vector<std::string> output_names() const;
   const jit::ModelFile& model() const { return model_; }
 
+  Session(Session&&) noexcept;
+  Session& operator=(Session&&) noexcept;
+  ~Session();
+
  private:
+  struct Pool;
   jit::ModelFile model_;
+  std::unique_ptr<Pool> pool_;
 };
 
 }  // namespace ember::runtime

@@ -23,6 +23,7 @@
 #include "kernels/kernel_types.h"
 #include "kernels/nn.h"
 #include "kernels/reduce.h"
+#include "kernels/scratch.h"
 #include "ops/gemm.h"
 
 namespace ember::jit {
@@ -31,11 +32,12 @@ namespace {
 
 struct Ctx {
   const Graph& g;
-  const SymbolValues& syms;
+  const std::vector<std::vector<int64_t>>& sizes;  // every value's sizes for this binding
+  const std::vector<Tensor>& given;                // per value: its planned buffer, or undefined
   const Node& n;
   size_t index;
-  std::vector<Tensor> in;   // undefined for absent inputs
-  std::vector<Tensor> out;  // filled by the replay
+  std::vector<Tensor>& in;   // undefined for absent inputs
+  std::vector<Tensor>& out;  // filled by the replay
 };
 
 [[noreturn]] void bad(const Ctx& c, const std::string& what) {
@@ -46,8 +48,9 @@ std::string shape_of(const Tensor& t) { return fmt::format("{}[{}]", to_string(t
 
 Tensor alloc(const Ctx& c, size_t i) {
   if (i >= c.n.outputs.size() || c.n.outputs[i] == kNoValue) return Tensor();
-  const TensorType& t = c.g.type(c.n.outputs[i]);
-  return empty(c.g.sizes(c.n.outputs[i], c.syms), TensorOptions(t.dtype));
+  const size_t v = static_cast<size_t>(c.n.outputs[i]);
+  if (c.given[v].defined()) return c.given[v];
+  return empty(c.sizes[v], TensorOptions(c.g.type(c.n.outputs[i]).dtype));
 }
 
 const Tensor& input(const Ctx& c, size_t i, const char* what) {
@@ -552,33 +555,104 @@ SymbolValues bind_symbols(const Graph& g, const std::vector<Tensor>& inputs) {
 
 void check_inputs(const Graph& g, const std::vector<Tensor>& inputs) { bind_symbols(g, inputs); }
 
-std::vector<Tensor> run(const Graph& g, const std::vector<Tensor>& inputs) {
+// ---- PreparedGraph ----
+
+struct PreparedGraph::State {
+  const Graph* g = nullptr;
+  SymbolValues syms;
+  std::vector<Node> resolved;                   // nodes with symbolic attributes evaluated
+  std::vector<std::vector<int64_t>> sizes;      // per value
+  MemoryPlan plan;
+  Tensor arena;                                 // one block of plan.arena_bytes
+  std::vector<Tensor> given;                    // per value: a view of the arena, or undefined
+  std::vector<Tensor> env, in, out;             // reused between runs
+  ScratchPool scratch;                          // the kernels' per-call scratch, kept (Note [kernel scratch])
+};
+
+PreparedGraph::PreparedGraph(const Graph& g, SymbolValues symbols) : s_(std::make_unique<State>()) {
+  State& s = *s_;
+  s.g = &g;
+  s.syms = std::move(symbols);
+  s.resolved.reserve(g.nodes.size());
+  for (const Node& n : g.nodes) s.resolved.push_back(n.sym_attrs.empty() ? n : Graph::resolve(n, s.syms));
+  s.sizes.reserve(g.values.size());
+  for (size_t v = 0; v < g.values.size(); ++v) s.sizes.push_back(g.sizes(static_cast<int>(v), s.syms));
+  s.plan = plan_memory(g, s.sizes);
+  s.given.resize(g.values.size());
+  if (s.plan.arena_bytes > 0) {
+    s.arena = empty({s.plan.arena_bytes}, TensorOptions(kUInt8));
+    for (size_t v = 0; v < g.values.size(); ++v) {
+      const int b = s.plan.block_of[v];
+      if (b < 0) continue;
+      const ScalarType dtype = g.type(static_cast<int>(v)).dtype;
+      const int64_t offset = s.plan.blocks[static_cast<size_t>(b)].offset / static_cast<int64_t>(element_size(dtype));
+      DimVector sizes(s.sizes[v]);
+      DimVector strides(sizes.size());
+      int64_t stride = 1;
+      for (size_t d = sizes.size(); d-- > 0;) {
+        strides[d] = stride;
+        stride *= std::max<int64_t>(sizes[d], 1);
+      }
+      s.given[v] = Tensor(make_intrusive<TensorImpl>(s.arena.storage(), dtype, sizes, strides, offset));
+    }
+  }
+  s.env.resize(g.values.size());
+}
+
+PreparedGraph::~PreparedGraph() = default;
+PreparedGraph::PreparedGraph(PreparedGraph&&) noexcept = default;
+PreparedGraph& PreparedGraph::operator=(PreparedGraph&&) noexcept = default;
+
+const SymbolValues& PreparedGraph::symbols() const { return s_->syms; }
+const MemoryPlan& PreparedGraph::memory_plan() const { return s_->plan; }
+
+std::vector<Tensor> PreparedGraph::run(const std::vector<Tensor>& inputs) {
+  State& s = *s_;
+  const Graph& g = *s.g;
   const SymbolValues syms = bind_symbols(g, inputs);
+  EMBER_CHECK(syms == s.syms, "run: these inputs bind the symbolic dims differently from what the graph was "
+                              "prepared for");
   TraceHookPause pause;
   NoGradGuard no_grad;
-  std::vector<Tensor> env(g.values.size());
-  for (size_t i = 0; i < inputs.size(); ++i) env[static_cast<size_t>(g.inputs[i].value)] = inputs[i].contiguous();
-  for (const Constant& c : g.constants) env[static_cast<size_t>(c.value)] = c.data;
+  ScratchScope scratch(&s.scratch);
+  // Drop everything this run referenced, even when a node throws.
+  struct Release {
+    State& s;
+    ~Release() {
+      std::fill(s.env.begin(), s.env.end(), Tensor());
+      s.in.clear();
+      s.out.clear();
+    }
+  } release{s};
+  for (size_t i = 0; i < inputs.size(); ++i) s.env[static_cast<size_t>(g.inputs[i].value)] = inputs[i].contiguous();
+  for (const Constant& c : g.constants) s.env[static_cast<size_t>(c.value)] = c.data;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
-    const Node resolved = g.nodes[i].sym_attrs.empty() ? Node() : Graph::resolve(g.nodes[i], syms);
-    const Node& n = g.nodes[i].sym_attrs.empty() ? g.nodes[i] : resolved;
-    Ctx c{g, syms, n, i, {}, {}};
-    for (int v : n.inputs) c.in.push_back(v == kNoValue ? Tensor() : env.at(static_cast<size_t>(v)));
+    const Node& n = s.resolved[i];
+    s.in.clear();
+    s.out.clear();
+    Ctx c{g, s.sizes, s.given, n, i, s.in, s.out};
+    for (int v : n.inputs) c.in.push_back(v == kNoValue ? Tensor() : s.env.at(static_cast<size_t>(v)));
     dispatch(c);
     if (c.out.size() != n.outputs.size()) bad(c, "produced the wrong number of outputs");
     for (size_t o = 0; o < n.outputs.size(); ++o) {
       if (n.outputs[o] == kNoValue) continue;
       const TensorType& t = g.type(n.outputs[o]);
       const Tensor& r = c.out[o];
-      if (!r.defined() || r.dtype() != t.dtype || r.sizes().vec() != g.sizes(n.outputs[o], syms))
+      if (!r.defined() || r.dtype() != t.dtype || !r.sizes().equals(s.sizes[static_cast<size_t>(n.outputs[o])]))
         bad(c, fmt::format("output {} is {}, but the graph types it {}", o, r.defined() ? shape_of(r) : "undefined",
                            signature(t)));
-      env[static_cast<size_t>(n.outputs[o])] = r;
+      s.env[static_cast<size_t>(n.outputs[o])] = r;
     }
+    for (int v : s.plan.dying_after[i]) s.env[static_cast<size_t>(v)] = Tensor();
   }
   std::vector<Tensor> out;
-  for (const NamedValue& o : g.outputs) out.push_back(env.at(static_cast<size_t>(o.value)));
+  out.reserve(g.outputs.size());
+  for (const NamedValue& o : g.outputs) out.push_back(s.env.at(static_cast<size_t>(o.value)));
   return out;
+}
+
+std::vector<Tensor> run(const Graph& g, const std::vector<Tensor>& inputs) {
+  return PreparedGraph(g, bind_symbols(g, inputs)).run(inputs);
 }
 
 }  // namespace ember::jit

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ember/core/allocator.h"
+#include "kernels/scratch.h"
 
 namespace ember::dnnl_util {
 
@@ -31,21 +32,8 @@ inline dnnl::stream& cpu_stream() {
   return stream;
 }
 
-// A 64-byte aligned scratch block from Ember's caching allocator.
-class Buffer {
- public:
-  explicit Buffer(size_t nbytes) : nbytes_(nbytes), p_(nbytes ? cpu_alloc(nbytes) : nullptr) {}
-  ~Buffer() {
-    if (p_) cpu_free(p_, nbytes_);
-  }
-  Buffer(const Buffer&) = delete;
-  Buffer& operator=(const Buffer&) = delete;
-  void* get() const { return p_; }
-
- private:
-  size_t nbytes_;
-  void* p_;
-};
+// Scratch for one call: see Note [kernel scratch] (kernels/scratch.h).
+using Buffer = ScratchBuffer;
 
 // User scratchpads everywhere: a primitive that owns its scratchpad cannot
 // run on two threads at once, and cached primitives are shared.

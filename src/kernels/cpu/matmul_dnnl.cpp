@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "ember/core/allocator.h"
+#include "kernels/scratch.h"
 #include "ember/core/parallel.h"
 #include "kernels/dispatch.h"
 #include "kernels/linalg.h"
@@ -32,21 +33,8 @@ dnnl::stream& cpu_stream() {
   return stream;
 }
 
-// A 64-byte aligned scratch block from Ember's caching allocator.
-class Buffer {
- public:
-  explicit Buffer(size_t nbytes) : nbytes_(nbytes), p_(nbytes ? cpu_alloc(nbytes) : nullptr) {}
-  ~Buffer() {
-    if (p_) cpu_free(p_, nbytes_);
-  }
-  Buffer(const Buffer&) = delete;
-  Buffer& operator=(const Buffer&) = delete;
-  void* get() const { return p_; }
-
- private:
-  size_t nbytes_;
-  void* p_;
-};
+// Scratch for one call: see Note [kernel scratch] (kernels/scratch.h).
+using Buffer = ScratchBuffer;
 
 // Everything a primitive depends on: dtype, thread count (oneDNN sizes its
 // work split when the primitive is created), shapes, strides, bias layout,
