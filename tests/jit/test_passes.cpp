@@ -7,6 +7,7 @@
 #include "ember/jit/passes/dead_code.h"
 #include "ember/jit/passes/fold_batch_norm.h"
 #include "ember/jit/passes/fuse_activation.h"
+#include "ember/jit/passes/fuse_pool.h"
 #include "ember/jit/passes/identity.h"
 #include "ember/jit/passes/optimize.h"
 #include "ember/jit/trace.h"
@@ -277,6 +278,58 @@ TEST(FuseActivations, SiluAndGeluAndNotASharedOutput) {
   EXPECT_TRUE(equal(ra[1], rb[1]));
 }
 
+TEST(FusePooling, ConvReluPoolBecomesOneNode) {
+  manual_seed(16);
+  auto mp = trained_cnn(12, {4, 8});
+  train::CNN& m = *mp;
+  Graph g1 = fuse_activations(optimize(trace(m, {randn({3, 1, 12, 12})}), 1).graph);
+  ASSERT_EQ(count_kind(g1, "max_pool2d"), 2);
+  Graph g2 = fuse_pooling(g1);
+  SCOPED_TRACE(g2.str());
+  EXPECT_EQ(count_kind(g2, "max_pool2d"), 0);
+  EXPECT_EQ(g2.nodes.size(), g1.nodes.size() - 2);
+  int pooled = 0;
+  for (const Node& n : g2.nodes)
+    if (n.kind == "conv2d") {
+      ASSERT_NE(n.find("pool"), nullptr);
+      EXPECT_EQ(std::get<std::string>(*n.find("pool")), "max");
+      EXPECT_EQ(n.attr_ints("pool_kernel_size"), (std::vector<int64_t>{2, 2}));
+      EXPECT_EQ(std::get<std::string>(*n.find("activation")), "relu");
+      ++pooled;
+    }
+  EXPECT_EQ(pooled, 2);
+  // conv_small_cin (1 input channel) and oneDNN (4 -> 8) both compute each
+  // image alone, so chunking leaves the values bitwise unchanged here.
+  for (int i = 0; i < 2; ++i) {
+    Tensor x = randn({3, 1, 12, 12});
+    EXPECT_TRUE(allclose(run(g2, {x})[0], run(g1, {x})[0], 1e-6, 1e-7));
+  }
+}
+
+TEST(FusePooling, ManyChunksAndAvgPoolAndSharedOutputs) {
+  // A conv output of 32 x 64 x 64 floats (512 KiB) per image: 2 images per
+  // chunk, so 5 images run as chunks of 2, 2 and 1.
+  manual_seed(17);
+  nn::Conv2d conv(3, 32, 3, 1, 1);
+  conv.eval();
+  auto fn = [&](const std::vector<Tensor>& in) {
+    Tensor y = relu(conv.forward(in[0]));
+    return std::vector<Tensor>{avg_pool2d(y, {3, 3}, {2, 2}, {1, 1})};
+  };
+  Graph g = optimize(trace(conv, fn, {randn({5, 3, 64, 64})}), 2).graph;
+  ASSERT_EQ(count_kind(g, "avg_pool2d"), 0) << g.str();
+  Tensor x = randn({5, 3, 64, 64});
+  NoGradGuard ng;
+  EXPECT_TRUE(allclose(run(g, {x})[0], fn({x})[0], 1e-5, 1e-6));
+  // A conv output that something else also reads keeps its pool separate.
+  auto two = [&](const std::vector<Tensor>& in) {
+    Tensor y = conv.forward(in[0]);
+    return std::vector<Tensor>{max_pool2d(y, {2, 2}), y.sum()};
+  };
+  Graph g2 = optimize(trace(conv, two, {randn({2, 3, 8, 8})}), 2).graph;
+  EXPECT_EQ(count_kind(g2, "max_pool2d"), 1) << g2.str();
+}
+
 TEST(Optimize, LevelsAndRecords) {
   manual_seed(13);
   auto mp = trained_cnn(12, {4, 8});
@@ -286,8 +339,8 @@ TEST(Optimize, LevelsAndRecords) {
   EXPECT_EQ(optimize(g, 0).graph.str(), g.str());
   OptimizeResult r1 = optimize(g, 1), r2 = optimize(g, 2);
   EXPECT_EQ(r1.passes.size(), 4u);
-  EXPECT_EQ(r2.passes.size(), 5u);
-  EXPECT_EQ(r2.passes.back().pass, "fuse_activations");
+  EXPECT_EQ(r2.passes.size(), 6u);
+  EXPECT_EQ(r2.passes.back().pass, "fuse_pooling");
   EXPECT_EQ(r1.passes.front().nodes_before, static_cast<int64_t>(g.nodes.size()));
   EXPECT_EQ(r2.passes.back().nodes_after, static_cast<int64_t>(r2.graph.nodes.size()));
   EXPECT_LT(r1.graph.nodes.size(), g.nodes.size());

@@ -12,10 +12,12 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <variant>
 #include <unordered_map>
 
 #include "core/op_registry.h"
 #include "ember/core/grad_mode.h"
+#include "ember/core/parallel.h"
 #include "ember/core/tensor_impl.h"
 #include "ember/ops/activation.h"
 #include "ember/ops/factory.h"
@@ -275,36 +277,45 @@ int64_t conv_out(int64_t in, int64_t k, int64_t s, int64_t d, int64_t pad_sum) {
   return (in + pad_sum - d * (k - 1) - 1) / s + 1;
 }
 
-ConvParams conv_params(const Ctx& c, const Tensor& data_in, const Tensor& w, const Tensor& data_out, bool transposed) {
+// x [n, c_in, ih, iw] -> y [n, c_out, oh, ow] (sizes only: y may be a
+// conv output that is never materialised, see replay_conv2d_pool).
+ConvParams conv_params(const Ctx& c, IntArrayRef x, const Tensor& w, IntArrayRef y) {
   ConvParams p;
   std::vector<int64_t> s = c.n.attr_ints("stride"), d = c.n.attr_ints("dilation"), pad = c.n.attr_ints("padding");
   if (s.size() != 2 || d.size() != 2 || pad.size() != 4) bad(c, "stride, dilation and padding need 2, 2 and 4 values");
   p.groups = c.n.attr_int("groups");
-  // Forward: x [n, c_in, ih, iw] -> out [n, c_out, oh, ow]; the input-gradient
-  // kernel maps [n, c_out, oh, ow] back to [n, c_in, ih, iw].
-  const Tensor& x = transposed ? data_out : data_in;
-  const Tensor& y = transposed ? data_in : data_out;
-  p.dtype = x.dtype();
-  p.n = x.size(0), p.c_in = x.size(1), p.ih = x.size(2), p.iw = x.size(3);
+  p.dtype = w.dtype();
+  p.n = x[0], p.c_in = x[1], p.ih = x[2], p.iw = x[3];
   p.c_out = w.size(0), p.kh = w.size(2), p.kw = w.size(3);
-  p.oh = y.size(2), p.ow = y.size(3);
+  p.oh = y[2], p.ow = y[3];
   p.sh = s[0], p.sw = s[1], p.dh = d[0], p.dw = d[1];
   p.pt = pad[0], p.pb = pad[1], p.pl = pad[2], p.pr = pad[3];
   const bool ok = p.groups > 0 && p.sh > 0 && p.sw > 0 && p.dh > 0 && p.dw > 0 && p.pt >= 0 && p.pb >= 0 &&
                   p.pl >= 0 && p.pr >= 0 && p.kh > 0 && p.kw > 0 && p.c_out % p.groups == 0 &&
-                  w.size(1) * p.groups == p.c_in && y.size(0) == p.n && y.size(1) == p.c_out &&
+                  w.size(1) * p.groups == p.c_in && y[0] == p.n && y[1] == p.c_out &&
                   p.oh == conv_out(p.ih, p.kh, p.sh, p.dh, p.pt + p.pb) && p.ow == conv_out(p.iw, p.kw, p.sw, p.dw, p.pl + p.pr) &&
                   p.oh > 0 && p.ow > 0;
   if (!ok)
-    bad(c, fmt::format("input {}, weight {} and output {} do not fit stride [{}], dilation [{}], padding [{}], groups {}",
-                       shape_of(x), shape_of(w), shape_of(y), fmt::join(s, ", "), fmt::join(d, ", "),
-                       fmt::join(pad, ", "), p.groups));
-  for (const Tensor* t : {&w, &data_out}) check_dtype(c, *t, x.dtype(), "an operand");
-  if (!is_floating_point(x.dtype())) bad(c, "convolution needs floating-point operands");
+    bad(c, fmt::format("input [{}], weight {} and output [{}] do not fit stride [{}], dilation [{}], padding [{}], "
+                       "groups {}", fmt::join(x, ", "), shape_of(w), fmt::join(y, ", "), fmt::join(s, ", "),
+                       fmt::join(d, ", "), fmt::join(pad, ", "), p.groups));
+  if (!is_floating_point(p.dtype)) bad(c, "convolution needs floating-point operands");
   return p;
 }
 
+ConvParams conv_params(const Ctx& c, const Tensor& data_in, const Tensor& w, const Tensor& data_out, bool transposed) {
+  // Forward: x [n, c_in, ih, iw] -> out [n, c_out, oh, ow]; the input-gradient
+  // kernel maps [n, c_out, oh, ow] back to [n, c_in, ih, iw].
+  const Tensor& x = transposed ? data_out : data_in;
+  const Tensor& y = transposed ? data_in : data_out;
+  for (const Tensor* t : {&data_in, &data_out}) check_dtype(c, *t, w.dtype(), "an operand");
+  return conv_params(c, x.sizes(), w, y.sizes());
+}
+
+void replay_conv2d_pool(Ctx& c);
+
 void replay_conv2d(Ctx& c) {
+  if (c.n.find("pool")) return replay_conv2d_pool(c);
   expect_counts(c, 2, 3, 1);
   const Tensor& x = input(c, 0, "input");
   const Tensor& w = input(c, 1, "weight");
@@ -341,6 +352,25 @@ int64_t pooled(int64_t in, int64_t k, int64_t pad, int64_t s, int64_t d, bool ce
   return out;
 }
 
+// The window attributes (named with `prefix`: "" on a pool node, "pool_" on a
+// conv2d node that pools) checked against x [n, c, ih, iw] -> out [n, c, oh, ow].
+void pool_windows(const Ctx& c, PoolParams& p, const std::string& prefix) {
+  std::vector<int64_t> k = c.n.attr_ints(prefix + "kernel_size"), s = c.n.attr_ints(prefix + "stride"),
+                       d = c.n.attr_ints(prefix + "dilation"), pad = c.n.attr_ints(prefix + "padding");
+  if (k.size() != 2 || s.size() != 2 || d.size() != 2 || pad.size() != 2)
+    bad(c, "kernel_size, stride, dilation and padding need 2 values each");
+  p.kh = k[0], p.kw = k[1], p.sh = s[0], p.sw = s[1], p.dh = d[0], p.dw = d[1], p.pt = pad[0], p.pl = pad[1];
+  p.count_include_pad = c.n.attr_bool(prefix + "count_include_pad");
+  bool ok = p.kh > 0 && p.kw > 0 && p.sh > 0 && p.sw > 0 && p.dh > 0 && p.dw > 0 && p.pt >= 0 && p.pl >= 0 &&
+            p.pt <= p.kh / 2 && p.pl <= p.kw / 2 && p.oh >= 1 && p.ow >= 1;
+  ok = ok && (p.oh == pooled(p.ih, p.kh, p.pt, p.sh, p.dh, false) || p.oh == pooled(p.ih, p.kh, p.pt, p.sh, p.dh, true));
+  ok = ok && (p.ow == pooled(p.iw, p.kw, p.pl, p.sw, p.dw, false) || p.ow == pooled(p.iw, p.kw, p.pl, p.sw, p.dw, true));
+  if (!ok)
+    bad(c, fmt::format("input [{}, {}, {}, {}] and output [{}, {}, {}, {}] do not fit kernel [{}], stride [{}], "
+                       "dilation [{}], padding [{}]", p.n, p.c, p.ih, p.iw, p.n, p.c, p.oh, p.ow, fmt::join(k, ", "),
+                       fmt::join(s, ", "), fmt::join(d, ", "), fmt::join(pad, ", ")));
+}
+
 PoolParams pool_params(const Ctx& c, const Tensor& x, const Tensor& out, bool windows) {
   check_4d(c, x, "input"), check_4d(c, out, "output");
   PoolParams p;
@@ -349,21 +379,7 @@ PoolParams pool_params(const Ctx& c, const Tensor& x, const Tensor& out, bool wi
   if (out.size(0) != p.n || out.size(1) != p.c) bad(c, fmt::format("output {} does not match input {}", shape_of(out), shape_of(x)));
   check_dtype(c, out, x.dtype(), "the output");
   if (!is_floating_point(x.dtype())) bad(c, "pooling needs a floating-point input");
-  if (!windows) return p;
-  std::vector<int64_t> k = c.n.attr_ints("kernel_size"), s = c.n.attr_ints("stride"), d = c.n.attr_ints("dilation"),
-                       pad = c.n.attr_ints("padding");
-  if (k.size() != 2 || s.size() != 2 || d.size() != 2 || pad.size() != 2)
-    bad(c, "kernel_size, stride, dilation and padding need 2 values each");
-  p.kh = k[0], p.kw = k[1], p.sh = s[0], p.sw = s[1], p.dh = d[0], p.dw = d[1], p.pt = pad[0], p.pl = pad[1];
-  p.count_include_pad = c.n.attr_bool("count_include_pad");
-  bool ok = p.kh > 0 && p.kw > 0 && p.sh > 0 && p.sw > 0 && p.dh > 0 && p.dw > 0 && p.pt >= 0 && p.pl >= 0 &&
-            p.pt <= p.kh / 2 && p.pl <= p.kw / 2 && p.oh >= 1 && p.ow >= 1;
-  ok = ok && (p.oh == pooled(p.ih, p.kh, p.pt, p.sh, p.dh, false) || p.oh == pooled(p.ih, p.kh, p.pt, p.sh, p.dh, true));
-  ok = ok && (p.ow == pooled(p.iw, p.kw, p.pl, p.sw, p.dw, false) || p.ow == pooled(p.iw, p.kw, p.pl, p.sw, p.dw, true));
-  if (!ok)
-    bad(c, fmt::format("input {} and output {} do not fit kernel [{}], stride [{}], dilation [{}], padding [{}]",
-                       shape_of(x), shape_of(out), fmt::join(k, ", "), fmt::join(s, ", "), fmt::join(d, ", "),
-                       fmt::join(pad, ", ")));
+  if (windows) pool_windows(c, p, "");
   return p;
 }
 
@@ -389,6 +405,68 @@ void replay_pool(Op op, Ctx& c) {
     if (out.numel() > 0) get_kernel<AdaptiveAvgPool2dKernel>(op, x.device())(p, x.data_ptr(), out.data_ptr());
     c.out = {out};
   }
+}
+
+// Note [conv + pool in chunks]: a conv2d node that pools (jit::fuse_pooling)
+// runs the convolution on a few images at a time into a scratch block of
+// about kPoolChunkBytes (the conv output of one chunk, so it is still in
+// cache when the pool reads it), applies the fused activation there and pools
+// the chunk straight into the node's output. The full-size conv output is
+// never written: at batch 256, W1's first layer would write and read back
+// 25 MB. Each chunk runs the same kernels with n = the chunk's images; a
+// chunk is at least one image per thread, as the kernels split the batch.
+constexpr int64_t kPoolChunkBytes = int64_t{1} << 20;
+
+void replay_conv2d_pool(Ctx& c) {
+  expect_counts(c, 2, 3, 1);
+  const Tensor& x = input(c, 0, "input");
+  const Tensor& w = input(c, 1, "weight");
+  const Tensor* b = c.in.size() > 2 && c.in[2].defined() ? &c.in[2] : nullptr;
+  Tensor out = alloc(c, 0);
+  check_4d(c, x, "input"), check_4d(c, w, "weight"), check_4d(c, out, "output");
+  check_dtype(c, x, w.dtype(), "the input");
+  check_dtype(c, out, w.dtype(), "the output");
+  // The conv output's size follows from the conv attributes; check them and
+  // the pool's against it.
+  std::vector<int64_t> s = c.n.attr_ints("stride"), d = c.n.attr_ints("dilation"), pad = c.n.attr_ints("padding");
+  if (s.size() != 2 || d.size() != 2 || pad.size() != 4 || s[0] <= 0 || s[1] <= 0)
+    bad(c, "stride, dilation and padding need 2, 2 and 4 values, strides positive");
+  const std::vector<int64_t> conv_out_sizes{x.size(0), w.size(0), conv_out(x.size(2), w.size(2), s[0], d[0], pad[0] + pad[1]),
+                                            conv_out(x.size(3), w.size(3), s[1], d[1], pad[2] + pad[3])};
+  const ConvParams p = conv_params(c, x.sizes(), w, conv_out_sizes);
+  if (b && (b->dim() != 1 || b->size(0) != p.c_out || !b->is_contiguous() || b->dtype() != p.dtype))
+    bad(c, fmt::format("bias {} must be [{}]", shape_of(*b), p.c_out));
+  PoolParams pp;
+  pp.dtype = p.dtype;
+  pp.n = p.n, pp.c = p.c_out, pp.ih = p.oh, pp.iw = p.ow, pp.oh = out.size(2), pp.ow = out.size(3);
+  if (out.size(0) != p.n || out.size(1) != p.c_out)
+    bad(c, fmt::format("output {} does not match the conv's [{}]", shape_of(out), fmt::join(conv_out_sizes, ", ")));
+  pool_windows(c, pp, "pool_");
+  const std::string kind = std::get_if<std::string>(c.n.find("pool")) ? *std::get_if<std::string>(c.n.find("pool")) : "";
+  if (kind != "max" && kind != "avg") bad(c, fmt::format("pool must be \"max\" or \"avg\", got \"{}\"", kind));
+
+  const int64_t elsize = static_cast<int64_t>(element_size(p.dtype));
+  const int64_t per_image = p.c_out * p.oh * p.ow * elsize;
+  const int64_t chunk = std::clamp<int64_t>(kPoolChunkBytes / std::max<int64_t>(per_image, 1),
+                                            std::min<int64_t>(get_num_threads(), p.n), std::max<int64_t>(p.n, 1));
+  ScratchBuffer scratch(static_cast<size_t>(chunk * per_image));
+  const auto conv = get_kernel<Conv2dKernel>(Op::conv2d, x.device());
+  const auto* xb = static_cast<const char*>(x.data_ptr());
+  auto* ob = static_cast<char*>(out.data_ptr());
+  for (int64_t n0 = 0; n0 < p.n; n0 += chunk) {
+    const int64_t len = std::min(chunk, p.n - n0);
+    ConvParams pc = p;
+    pc.n = len;
+    conv(pc, xb + n0 * p.c_in * p.ih * p.iw * elsize, w.data_ptr(), b ? b->data_ptr() : nullptr, scratch.get());
+    Tensor part = from_blob(scratch.get(), {len, p.c_out, p.oh, p.ow}, TensorOptions(p.dtype));
+    apply_activation(c, part);
+    PoolParams pc_pool = pp;
+    pc_pool.n = len;
+    void* dst = ob + n0 * pp.c * pp.oh * pp.ow * elsize;
+    if (kind == "max") get_kernel<MaxPool2dKernel>(Op::max_pool2d, x.device())(pc_pool, scratch.get(), dst, nullptr);
+    else get_kernel<AvgPool2dKernel>(Op::avg_pool2d, x.device())(pc_pool, scratch.get(), dst);
+  }
+  c.out = {out};
 }
 
 // ---- ops replayed through their public function (which checks its arguments) ----

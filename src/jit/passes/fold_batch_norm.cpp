@@ -28,10 +28,7 @@ Graph fold_batch_norm(const Graph& in) {
   Graph g = in;
   const std::vector<int> uses = passes_detail::use_counts(g);
   const std::vector<int> cidx = passes_detail::constant_index(g);
-  std::vector<int> producer(g.values.size(), -1);
-  for (size_t i = 0; i < g.nodes.size(); ++i)
-    for (int v : g.nodes[i].outputs)
-      if (v != kNoValue) producer[static_cast<size_t>(v)] = static_cast<int>(i);
+  const std::vector<int> producer = passes_detail::producers(g);
   auto constant = [&](int v) -> const Constant* {
     if (v == kNoValue || cidx[static_cast<size_t>(v)] < 0) return nullptr;
     return &g.constants[static_cast<size_t>(cidx[static_cast<size_t>(v)])];
@@ -98,10 +95,7 @@ Graph fold_batch_norm(const Graph& in) {
     added.push_back(nw);
     added.push_back(nbias);
   }
-  std::vector<Node> kept;
-  for (size_t i = 0; i < g.nodes.size(); ++i)
-    if (!drop[i]) kept.push_back(std::move(g.nodes[i]));
-  g.nodes = std::move(kept);
+  passes_detail::drop_nodes(g, drop);
   return eliminate_dead_code(g);
 }
 

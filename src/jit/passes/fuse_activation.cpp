@@ -12,10 +12,7 @@ bool is_fusable_activation(const std::string& kind) {
 Graph fuse_activations(const Graph& in) {
   Graph g = in;
   const std::vector<int> uses = passes_detail::use_counts(g);
-  std::vector<int> producer(g.values.size(), -1);
-  for (size_t i = 0; i < g.nodes.size(); ++i)
-    for (int v : g.nodes[i].outputs)
-      if (v != kNoValue) producer[static_cast<size_t>(v)] = static_cast<int>(i);
+  const std::vector<int> producer = passes_detail::producers(g);
   std::vector<char> drop(g.nodes.size(), 0);
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& act = g.nodes[i];
@@ -32,10 +29,7 @@ Graph fuse_activations(const Graph& in) {
     k.outputs[0] = act.outputs[0];
     drop[i] = 1;
   }
-  std::vector<Node> kept;
-  for (size_t i = 0; i < g.nodes.size(); ++i)
-    if (!drop[i]) kept.push_back(std::move(g.nodes[i]));
-  g.nodes = std::move(kept);
+  passes_detail::drop_nodes(g, drop);
   return eliminate_dead_code(g);
 }
 

@@ -7,6 +7,7 @@
 #include "ember/jit/passes/dead_code.h"
 #include "ember/jit/passes/fold_batch_norm.h"
 #include "ember/jit/passes/fuse_activation.h"
+#include "ember/jit/passes/fuse_pool.h"
 #include "ember/jit/passes/identity.h"
 
 namespace ember::jit {
@@ -39,7 +40,10 @@ OptimizeResult optimize(const Graph& g, int level) {
     apply("fold_constants", fold_constants);
     apply("fold_batch_norm", fold_batch_norm);
   }
-  if (level >= 2) apply("fuse_activations", fuse_activations);
+  if (level >= 2) {
+    apply("fuse_activations", fuse_activations);
+    apply("fuse_pooling", fuse_pooling);
+  }
   check_graph(r.graph, "jit::optimize");
   return r;
 }

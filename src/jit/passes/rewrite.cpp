@@ -26,6 +26,22 @@ void substitute(Graph& g, const std::vector<int>& subst) {
   for (NamedValue& o : g.outputs) o.value = resolve(o.value);
 }
 
+std::vector<int> producers(const Graph& g) {
+  std::vector<int> producer(g.values.size(), -1);
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    for (int v : g.nodes[i].outputs)
+      if (v != kNoValue) producer[static_cast<size_t>(v)] = static_cast<int>(i);
+  return producer;
+}
+
+void drop_nodes(Graph& g, const std::vector<char>& drop) {
+  std::vector<Node> kept;
+  kept.reserve(g.nodes.size());
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    if (!drop[i]) kept.push_back(std::move(g.nodes[i]));
+  g.nodes = std::move(kept);
+}
+
 std::vector<int> constant_index(const Graph& g) {
   std::vector<int> idx(g.values.size(), -1);
   for (size_t i = 0; i < g.constants.size(); ++i) idx[static_cast<size_t>(g.constants[i].value)] = static_cast<int>(i);

@@ -15,6 +15,12 @@ std::vector<int> use_counts(const Graph& g);
 // subst[v] != kNoValue, following chains (a -> b -> c).
 void substitute(Graph& g, const std::vector<int>& subst);
 
+// Index of the node defining each value, or -1 (inputs, constants).
+std::vector<int> producers(const Graph& g);
+
+// Removes the nodes i with drop[i] != 0, keeping the order of the rest.
+void drop_nodes(Graph& g, const std::vector<char>& drop);
+
 // Index of the constant defining each value, or -1.
 std::vector<int> constant_index(const Graph& g);
 

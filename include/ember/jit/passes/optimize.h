@@ -2,7 +2,7 @@
 //   0: none (the traced graph, bitwise equal to eager)
 //   1: safe rewrites: identity removal, constant folding, BatchNorm folded into
 //      the conv before it, DCE after each (numerics within fp32 rounding)
-//   2: level 1 + conv2d/matmul + activation fusion
+//   2: level 1 + conv2d/matmul + activation fusion, conv2d + pooling fusion
 #pragma once
 
 #include <string>
