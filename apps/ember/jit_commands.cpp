@@ -22,6 +22,7 @@
 #include "ember/jit/model_file.h"
 #include "ember/jit/trace.h"
 #include "ember/jit/passes/optimize.h"
+#include "ember/jit/memory_plan.h"
 #include "ember/jit/verify.h"
 #include "ember/train/checkpoint.h"
 #include "ember/train/config.h"
@@ -178,6 +179,16 @@ int run_export(const std::string& target, const std::string& which, std::string 
   return ok ? kOk : kFailed;
 }
 
+// [n, c_out, oh, ow] of a conv2d node before any fused pooling.
+std::vector<int64_t> conv_output_sizes(const jit::Graph& g, const jit::Node& n) {
+  const auto x = g.type(n.inputs[0]).sizes(), w = g.type(n.inputs[1]).sizes();
+  const auto s = n.attr_ints("stride"), d = n.attr_ints("dilation"), p = n.attr_ints("padding");
+  auto size = [](int64_t in, int64_t k, int64_t st, int64_t di, int64_t pads) {
+    return (in + pads - di * (k - 1) - 1) / st + 1;
+  };
+  return {x[0], w[0], size(x[2], w[2], s[0], d[0], p[0] + p[1]), size(x[3], w[3], s[1], d[1], p[2] + p[3])};
+}
+
 // Multiply-adds x 2 of the matmul and convolution nodes (the bulk of a model's work).
 double flops(const jit::Graph& g) {
   double f = 0;
@@ -191,6 +202,7 @@ double flops(const jit::Graph& g) {
     } else if ((n.kind == "conv2d" || n.kind == "conv2d_backward_input") && n.outputs[0] != jit::kNoValue) {
       auto out = g.type(n.outputs[0]).sizes();
       auto w = g.type(n.inputs[1]).sizes();
+      if (n.kind == "conv2d" && n.find("pool")) out = conv_output_sizes(g, n);  // the output is pooled
       auto big = n.kind == "conv2d" ? out : g.type(n.inputs[0]).sizes();
       double numel = 1;
       for (int64_t s : big) numel *= static_cast<double>(s);
@@ -233,6 +245,13 @@ int run_inspect(const std::string& path) {
   const int64_t batch = in0.empty() || in0[0] == 0 ? 1 : in0[0];
   std::printf("FLOPs per sample (matmul + conv): %s (traced batch %lld)\n",
               human(flops(g) / static_cast<double>(batch)).c_str(), static_cast<long long>(batch));
+  std::vector<std::vector<int64_t>> traced_sizes;
+  for (const jit::Value& v : g.values) traced_sizes.push_back(v.type.sizes());
+  const jit::MemoryPlan plan = jit::plan_memory(g, traced_sizes);
+  std::printf("memory plan (traced sizes): %s bytes of arena for %lld intermediates (%s bytes without reuse, %lld "
+              "written in place)\n", human(static_cast<double>(plan.arena_bytes)).c_str(),
+              static_cast<long long>(plan.planned_values), human(static_cast<double>(plan.unshared_bytes)).c_str(),
+              static_cast<long long>(plan.in_place_values));
   if (m.source.count("passes"))
     std::printf("passes (optimize level %s): %s\n", m.source.at("optimize").c_str(), m.source.at("passes").c_str());
   else if (m.source.count("optimize"))

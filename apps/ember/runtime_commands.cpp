@@ -7,14 +7,17 @@
 //   applied. Each sample is reshaped to the input's per-sample shape when the
 //   element count matches. Prints the predictions (argmax, with class names
 //   when the file records them) and the throughput; -o writes every row.
-// ember bench model.ember [--batch-sizes 1,8,64,256] [--threads 1,2] [--seconds S]
-//   Latency p50/p90/p99 and throughput per batch size and thread count on
-//   random inputs of the signature, then a recommendation line.
+// ember bench model.ember [--batch-sizes 1,8,64,256] [--threads 1,2] [--optimize 1,2] [--seconds S]
+//   Latency p50/p90/p99 and throughput per optimisation level, thread count
+//   and batch size on random inputs of the signature, then a recommendation
+//   line. Levels below the file's own cannot be undone and are skipped; the
+//   default is the file's level alone.
 #include "runtime_commands.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -26,6 +29,7 @@
 #include "ember/ember.h"
 #include "ember/io/npy.h"
 #include "ember/io/safetensors.h"
+#include "ember/jit/passes/optimize.h"
 #include "ember/runtime/session.h"
 
 namespace ember::cli {
@@ -50,7 +54,8 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
-std::vector<int64_t> int_list(const std::string& s, const char* what) {
+// Comma-separated integers, each at least `min`.
+std::vector<int64_t> int_list(const std::string& s, const char* what, int64_t min = 1) {
   std::vector<int64_t> out;
   for (const std::string& item : split(s, ',')) {
     size_t used = 0;
@@ -60,7 +65,8 @@ std::vector<int64_t> int_list(const std::string& s, const char* what) {
     } catch (const std::exception&) {
       used = 0;
     }
-    EMBER_CHECK(used == item.size() && v > 0, "bench: {} '{}': '{}' is not a positive integer", what, s, item);
+    EMBER_CHECK(used == item.size() && v >= min, "bench: {} '{}': '{}' is not {}", what, s, item,
+                min == 1 ? "a positive integer" : "an integer >= 0");
     out.push_back(v);
   }
   EMBER_CHECK(!out.empty(), "bench: {} is empty", what);
@@ -228,59 +234,87 @@ double percentile(std::vector<double> v, double p) {
   return v[i];
 }
 
+// The optimisation level recorded in the file (0 when it has none).
+int file_level(const jit::ModelFile& m) {
+  auto it = m.source.find("optimize");
+  if (it == m.source.end()) return 0;
+  int level = 0;
+  auto [ptr, ec] = std::from_chars(it->second.data(), it->second.data() + it->second.size(), level);
+  return ec == std::errc() && ptr == it->second.data() + it->second.size() ? level : 0;
+}
+
 int run_bench(const std::string& model_path, const std::string& batch_list, const std::string& thread_list,
-              double seconds) {
+              const std::string& level_list, double seconds) {
   EMBER_CHECK(seconds > 0, "bench: --seconds must be positive, got {}", seconds);
   const std::vector<int64_t> batches = int_list(batch_list, "--batch-sizes");
   const std::vector<int64_t> threads = int_list(thread_list, "--threads");
-  runtime::Session s(model_path);
-  const jit::Graph& g = s.model().graph;
-  std::printf("%s: backend: Ember kernels through the graph interpreter (the only one this runtime has)\n",
-              model_path.c_str());
-  std::printf("%8s %8s %12s %12s %12s %14s\n", "threads", "batch", "p50 ms", "p90 ms", "p99 ms", "samples/s");
-  struct Row { int64_t threads, batch; double p50, thr; };
+  const jit::ModelFile model = jit::load_model(model_path);
+  const int own = file_level(model);
+  std::vector<int64_t> levels = level_list.empty() ? std::vector<int64_t>{own} : int_list(level_list, "--optimize", 0);
+  for (int64_t l : levels)
+    EMBER_CHECK(l <= jit::kMaxOptimizeLevel, "bench: --optimize {} is not a level (0 to {})", l,
+                jit::kMaxOptimizeLevel);
+  const jit::Graph& g = model.graph;
+  std::printf("%s: backend: Ember kernels (oneDNN for convolutions and GEMMs) through the graph interpreter; "
+              "the file is at optimize level %d\n", model_path.c_str(), own);
+  std::printf("%6s %8s %8s %12s %12s %12s %14s\n", "level", "threads", "batch", "p50 ms", "p90 ms", "p99 ms",
+              "samples/s");
+  struct Row { int64_t level, threads, batch; double p50, thr; };
   std::vector<Row> rows;
-  for (int64_t th : threads) {
-    set_num_threads(static_cast<int>(th));
-    for (int64_t b : batches) {
-      std::vector<Tensor> in;
-      bool ok = true;
-      for (const jit::NamedValue& v : g.inputs) {
-        const jit::TensorType t = g.type(v.value);
-        if (!t.shape.empty() && !t.shape[0].is_symbolic() && t.shape[0].size != b) ok = false;
-        in.push_back(random_input(t, b));
+  for (int64_t level : levels) {
+    if (level < own) {
+      std::printf("%6lld   (skipped: the file is already optimised at level %d)\n", static_cast<long long>(level), own);
+      continue;
+    }
+    jit::ModelFile variant = model;
+    if (level > own) variant.graph = jit::optimize(model.graph, static_cast<int>(level)).graph;
+    runtime::Session s(std::move(variant));
+    for (int64_t th : threads) {
+      set_num_threads(static_cast<int>(th));
+      for (int64_t b : batches) {
+        std::vector<Tensor> in;
+        bool ok = true;
+        for (const jit::NamedValue& v : g.inputs) {
+          const jit::TensorType t = g.type(v.value);
+          if (!t.shape.empty() && !t.shape[0].is_symbolic() && t.shape[0].size != b) ok = false;
+          in.push_back(random_input(t, b));
+        }
+        if (!ok) {
+          std::printf("%6lld %8lld %8lld   (skipped: the graph's batch dim is fixed; export with --dynamic batch)\n",
+                      static_cast<long long>(level), static_cast<long long>(th), static_cast<long long>(b));
+          continue;
+        }
+        for (int w = 0; w < 3; ++w) s.run(in);  // warm-up: caches, oneDNN primitives, the arena
+        std::vector<double> lat;
+        auto start = std::chrono::steady_clock::now();
+        while (lat.size() < 10 || (seconds_since(start) < seconds && lat.size() < 100000)) {
+          auto t0 = std::chrono::steady_clock::now();
+          s.run(in);
+          lat.push_back(seconds_since(t0) * 1e3);
+        }
+        const double p50 = percentile(lat, 0.5), thr = static_cast<double>(b) / (p50 / 1e3);
+        std::printf("%6lld %8lld %8lld %12.3f %12.3f %12.3f %14.1f\n", static_cast<long long>(level),
+                    static_cast<long long>(th), static_cast<long long>(b), p50, percentile(lat, 0.9),
+                    percentile(lat, 0.99), thr);
+        rows.push_back({level, th, b, p50, thr});
       }
-      if (!ok) {
-        std::printf("%8lld %8lld   (skipped: the graph's batch dim is fixed; export with --dynamic batch)\n",
-                    static_cast<long long>(th), static_cast<long long>(b));
-        continue;
-      }
-      for (int w = 0; w < 3; ++w) s.run(in);  // warm-up: caches, oneDNN primitives, allocator
-      std::vector<double> lat;
-      auto start = std::chrono::steady_clock::now();
-      while (lat.size() < 10 || (seconds_since(start) < seconds && lat.size() < 100000)) {
-        auto t0 = std::chrono::steady_clock::now();
-        s.run(in);
-        lat.push_back(seconds_since(t0) * 1e3);
-      }
-      const double p50 = percentile(lat, 0.5), thr = static_cast<double>(b) / (p50 / 1e3);
-      std::printf("%8lld %8lld %12.3f %12.3f %12.3f %14.1f\n", static_cast<long long>(th), static_cast<long long>(b),
-                  p50, percentile(lat, 0.9), percentile(lat, 0.99), thr);
-      rows.push_back({th, b, p50, thr});
     }
   }
-  EMBER_CHECK(!rows.empty(), "bench: no batch size could run (the graph's batch dim is fixed at {})",
-              g.inputs.empty() ? 0 : g.type(g.inputs[0].value).shape.at(0).size);
+  EMBER_CHECK(!rows.empty(), "bench: nothing could run (the graph's batch dim is fixed at {}, or every level was "
+                             "below the file's {})",
+              g.inputs.empty() ? 0 : g.type(g.inputs[0].value).shape.at(0).size, own);
   const Row* best_thr = &rows[0];
   const Row* best_lat = &rows[0];
   for (const Row& r : rows) {
     if (r.thr > best_thr->thr) best_thr = &r;
     if (r.batch < best_lat->batch || (r.batch == best_lat->batch && r.p50 < best_lat->p50)) best_lat = &r;
   }
-  std::printf("recommendation: for throughput use batch %lld with %lld threads (%.1f samples/s); for latency use "
-              "batch %lld with %lld threads (p50 %.3f ms). Measured here; rerun on the deployment machine.\n",
-              static_cast<long long>(best_thr->batch), static_cast<long long>(best_thr->threads), best_thr->thr,
-              static_cast<long long>(best_lat->batch), static_cast<long long>(best_lat->threads), best_lat->p50);
+  std::printf("recommendation: for throughput use batch %lld with %lld threads at level %lld (%.1f samples/s); for "
+              "latency use batch %lld with %lld threads at level %lld (p50 %.3f ms). Measured here; rerun on the "
+              "deployment machine.\n",
+              static_cast<long long>(best_thr->batch), static_cast<long long>(best_thr->threads),
+              static_cast<long long>(best_thr->level), best_thr->thr, static_cast<long long>(best_lat->batch),
+              static_cast<long long>(best_lat->threads), static_cast<long long>(best_lat->level), best_lat->p50);
   return kOk;
 }
 
@@ -296,12 +330,15 @@ RuntimeCommands::RuntimeCommands(CLI::App& app) {
   bench_->add_option("model", model_, "model.ember")->required();
   bench_->add_option("--batch-sizes", batch_sizes_, "comma-separated batch sizes")->capture_default_str();
   bench_->add_option("--threads", threads_, "comma-separated thread counts")->capture_default_str();
+  bench_->add_option("--optimize", levels_,
+                     "comma-separated optimisation levels to compare (default: the file's own; lower ones are "
+                     "skipped)");
   bench_->add_option("--seconds", seconds_, "time per configuration")->capture_default_str();
 }
 
 std::optional<int> RuntimeCommands::run() {
   if (*infer_) return run_infer(model_, inputs_, batch_size_, output_);
-  if (*bench_) return run_bench(model_, batch_sizes_, threads_, seconds_);
+  if (*bench_) return run_bench(model_, batch_sizes_, threads_, levels_, seconds_);
   return std::nullopt;
 }
 

@@ -22,7 +22,7 @@ class RuntimeCommands {
   std::string model_, output_;
   std::vector<std::string> inputs_;
   int64_t batch_size_ = 64;
-  std::string batch_sizes_ = "1,8,64,256", threads_ = "1,2";
+  std::string batch_sizes_ = "1,8,64,256", threads_ = "1,2", levels_;
   double seconds_ = 0.5;
 };
 

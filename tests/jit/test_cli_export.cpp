@@ -80,7 +80,16 @@ TEST_F(CliExport, ExportVerifiesWritesAndInspectShowsTheModel) {
     EXPECT_TRUE(contains(i.output, s)) << s << "\n" << i.output;
 }
 
+// The line of `text` that starts with `prefix` ("" when none).
+std::string line_starting(const std::string& text, const std::string& prefix) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(prefix, 0) == 0) return line;
+  return "";
+}
+
 TEST_F(CliExport, OptimizeLevelsVerifyWithinToleranceAndInspectShowsThePasses) {
+  std::string flops_line;
   for (int level : {1, 2}) {
     const fs::path out = root_ / fmt::format("o{}.ember", level);
     Result e = ember_cli(fmt::format("export {} --optimize {} -o {}", run_.string(), level, out.string()));
@@ -98,6 +107,13 @@ TEST_F(CliExport, OptimizeLevelsVerifyWithinToleranceAndInspectShowsThePasses) {
     EXPECT_TRUE(contains(i.output, fmt::format("passes (optimize level {}): eliminate_dead_code", level))) << i.output;
     EXPECT_TRUE(contains(i.output, "fold_batch_norm")) << i.output;
     EXPECT_EQ(contains(i.output, "fuse_activations"), level == 2) << i.output;
+    EXPECT_EQ(contains(i.output, "fuse_pooling"), level == 2) << i.output;
+    EXPECT_TRUE(contains(i.output, "memory plan (traced sizes): ")) << i.output;
+    // A conv that pools (level 2) still counts its full convolution.
+    const std::string f = line_starting(i.output, "FLOPs per sample");
+    ASSERT_FALSE(f.empty()) << i.output;
+    if (level == 1) flops_line = f;
+    else EXPECT_EQ(f, flops_line);
   }
   EXPECT_EQ(ember_cli("export " + run_.string() + " --optimize 3").code, 2);
 }

@@ -94,6 +94,16 @@ TEST(CliInfer, CsvPredictionsThroughputAndCsvOutput) {
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_TRUE(contains(r.output, "p50 ms")) << r.output;
   EXPECT_TRUE(contains(r.output, "recommendation: for throughput use batch")) << r.output;
+  // The file is at level 0: levels 0, 1 and 2 each get a row.
+  r = ember_cli(fmt::format("bench {} --batch-sizes 2 --threads 1 --optimize 0,1,2 --seconds 0.02", model.string()));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "the file is at optimize level 0")) << r.output;
+  for (const char* row : {"\n     0        1        2 ", "\n     1        1        2 ", "\n     2        1        2 "})
+    EXPECT_TRUE(contains(r.output, row)) << row << r.output;
+  EXPECT_TRUE(contains(r.output, "threads at level ")) << r.output;
+  r = ember_cli(fmt::format("bench {} --optimize 3", model.string()));
+  EXPECT_NE(r.code, 0);
+  EXPECT_TRUE(contains(r.output, "--optimize 3 is not a level")) << r.output;
   r = ember_cli(fmt::format("bench {} --batch-sizes 0", model.string()));
   EXPECT_NE(r.code, 0);
   EXPECT_TRUE(contains(r.output, "is not a positive integer")) << r.output;
