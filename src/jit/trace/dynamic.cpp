@@ -38,14 +38,6 @@ std::string point_str(const SymbolValues& p) {
   return fmt::format("{}", fmt::join(s, ", "));
 }
 
-// The size n along `dim`, cut from x or repeated from it.
-Tensor resize_dim(const Tensor& x, int64_t dim, int64_t n) {
-  const int64_t have = x.size(dim);
-  if (n <= have) return x.narrow(dim, 0, n).contiguous();
-  std::vector<Tensor> copies(static_cast<size_t>((n + have - 1) / have), x);
-  return cat(copies, dim).narrow(dim, 0, n).contiguous();
-}
-
 // Fits values[p] = sum over symbol subsets S of c_S * prod_{s in S} points[p][s]
 // with integer c_S from the 2^k corner points; the remaining points check it.
 SymExpr fit(const std::vector<std::string>& names, const std::vector<SymbolValues>& points,
@@ -255,6 +247,13 @@ Graph combine(const std::vector<Graph>& graphs, const std::vector<SymbolValues>&
 }
 
 }  // namespace
+
+Tensor resize_dim(const Tensor& x, int64_t dim, int64_t n) {
+  const int64_t have = x.size(dim);
+  if (n <= have) return x.narrow(dim, 0, n).contiguous();
+  std::vector<Tensor> copies(static_cast<size_t>((n + have - 1) / have), x);
+  return cat(copies, dim).narrow(dim, 0, n).contiguous();
+}
 
 Graph trace(nn::Module& module, const TraceFn& fn, const std::vector<Tensor>& example_inputs,
             const TraceOptions& options) {

@@ -1,7 +1,9 @@
 #include "ember/jit/verify.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -42,15 +44,41 @@ OutputDiff compare(const std::string& name, const Tensor& eager, const Tensor& g
   return d;
 }
 
+std::string line(const OutputDiff& d) {
+  if (!d.problem.empty()) return fmt::format("{}: MISMATCH {}", d.name, d.problem);
+  return fmt::format("{}: max abs diff {:.3g}, max rel diff {:.3g}{}{}", d.name, d.max_abs, d.max_rel,
+                     d.bitwise_equal ? " (bitwise equal)" : "", d.ok ? "" : " OUT OF TOLERANCE");
+}
+
+VerifyCase run_case(std::string name, nn::Module& module, const TraceFn& fn, const Graph& graph,
+                    const std::vector<Tensor>& inputs, Tolerance tol) {
+  VerifyCase c;
+  c.name = std::move(name);
+  for (const Tensor& t : inputs) c.input_sizes.push_back(t.sizes().vec());
+  try {
+    c.result = verify(module, fn, graph, inputs, tol);
+  } catch (const std::exception& e) {
+    c.error = e.what();  // eager or the graph cannot run this case: it fails, the others still run
+  }
+  return c;
+}
+
 }  // namespace
 
 std::string VerifyResult::str() const {
   std::string s;
-  for (const OutputDiff& d : outputs) {
-    if (!d.problem.empty()) s += fmt::format("{}: MISMATCH {}\n", d.name, d.problem);
-    else
-      s += fmt::format("{}: max abs diff {:.3g}, max rel diff {:.3g}{}{}\n", d.name, d.max_abs, d.max_rel,
-                       d.bitwise_equal ? " (bitwise equal)" : "", d.ok ? "" : " OUT OF TOLERANCE");
+  for (const OutputDiff& d : outputs) s += line(d) + "\n";
+  return s;
+}
+
+std::string VerifyReport::str() const {
+  std::string s;
+  for (const VerifyCase& c : cases) {
+    std::vector<std::string> sizes;
+    for (const auto& v : c.input_sizes) sizes.push_back(fmt::format("[{}]", fmt::join(v, ", ")));
+    const std::string head = fmt::format("{} {}", c.name, fmt::join(sizes, ", "));
+    if (!c.error.empty()) s += fmt::format("{}: FAILED: {}\n", head, c.error);
+    for (const OutputDiff& d : c.result.outputs) s += fmt::format("{}: {}\n", head, line(d));
   }
   return s;
 }
@@ -87,6 +115,30 @@ VerifyResult verify(nn::Module& module, const Graph& graph, const std::vector<Te
   return verify(
       module, [&](const std::vector<Tensor>& in) { return std::vector<Tensor>{module.forward(in[0])}; }, graph,
       inputs, tol);
+}
+
+VerifyReport verify_export(nn::Module& module, const TraceFn& fn, const Graph& graph,
+                           const std::vector<Tensor>& example_inputs, const VerifyOptions& options) {
+  VerifyReport r;
+  r.cases.push_back(run_case("example", module, fn, graph, example_inputs, options.tol));
+  if (options.other_sizes)
+    for (auto& [name, inputs] : other_size_inputs(graph, example_inputs))
+      r.cases.push_back(run_case(name, module, fn, graph, inputs, options.tol));
+  if (options.random)
+    r.cases.push_back(
+        run_case("random", module, fn, graph, random_inputs_like(example_inputs, options.seed), options.tol));
+  for (const auto& [name, inputs] : options.extra_cases)
+    r.cases.push_back(run_case(name, module, fn, graph, inputs, options.tol));
+  r.ok = std::all_of(r.cases.begin(), r.cases.end(), [](const VerifyCase& c) { return c.ok(); });
+  return r;
+}
+
+VerifyReport verify_export(nn::Module& module, const Graph& graph, const std::vector<Tensor>& example_inputs,
+                           const VerifyOptions& options) {
+  EMBER_CHECK(example_inputs.size() == 1, "verify: module.forward takes one input, got {}", example_inputs.size());
+  return verify_export(
+      module, [&](const std::vector<Tensor>& in) { return std::vector<Tensor>{module.forward(in[0])}; }, graph,
+      example_inputs, options);
 }
 
 }  // namespace ember::jit
