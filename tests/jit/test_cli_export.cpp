@@ -54,10 +54,14 @@ fs::path CliExport::root_, CliExport::run_;
 TEST_F(CliExport, ExportVerifiesWritesAndInspectShowsTheModel) {
   Result e = ember_cli("export " + run_.string() + " --optimize 0");
   ASSERT_EQ(e.code, 0) << e.output;
-  EXPECT_TRUE(contains(e.output, "verify batch 0 (32 samples): output: max abs diff 0, max rel diff 0 (bitwise equal)"))
+  // Every case bit for bit: the example batch, random inputs like it, the next test batch.
+  for (const char* c : {"example", "random", "test batch 1"})
+    EXPECT_TRUE(contains(e.output, fmt::format("verify {} [32, 1, 28, 28]: output: max abs diff 0, max rel diff 0 "
+                                               "(bitwise equal)\n", c)))
+        << c << "\n" << e.output;
+  EXPECT_FALSE(contains(e.output, "verify batch=")) << "a fixed batch has no other size\n" << e.output;
+  EXPECT_TRUE(contains(e.output, "verified bitwise against eager on 3 cases (example, random, test batch 1)"))
       << e.output;
-  EXPECT_TRUE(contains(e.output, "verify batch 1 (32 samples): output")) << e.output;
-  EXPECT_TRUE(contains(e.output, "verified bitwise against eager")) << e.output;
   const fs::path model = run_ / "model.ember";
   ASSERT_TRUE(fs::exists(model));
 
@@ -133,7 +137,9 @@ TEST_F(CliExport, DynamicBatchRunsAtAnyBatchSize) {
   const fs::path out = root_ / "dyn.ember";
   Result e = ember_cli("export " + run_.string() + " --dynamic batch --optimize 2 -o " + out.string());
   ASSERT_EQ(e.code, 0) << e.output;
-  EXPECT_TRUE(contains(e.output, "verify batch 2 (16 samples): output: max abs diff")) << e.output;
+  // The traced batch is 32; 35 is a size the tracer never probed.
+  EXPECT_TRUE(contains(e.output, "verify batch=35 [35, 1, 28, 28]: output: max abs diff")) << e.output;
+  EXPECT_TRUE(contains(e.output, "on 4 cases (example, batch=35, random, test batch 1)")) << e.output;
   EXPECT_FALSE(contains(e.output, "OUT OF TOLERANCE")) << e.output;
   ember::jit::ModelFile m = ember::jit::load_model(out.string());
   EXPECT_EQ(m.graph.type(m.graph.inputs[0].value).str(), "float32[batch=32, 1, 28, 28]");
