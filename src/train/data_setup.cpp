@@ -231,10 +231,27 @@ Raw load_text(const Config& c) {
   return r;
 }
 
-TransformPtr image_transform(const Config& c, const Raw& r, bool train) {
+// The evaluation pipeline of an image data set as data: the decode and resize
+// its data set does, then ToTensor and the Normalize of image_transform.
+ImagePreprocess eval_preprocess(const Config& c, const Raw& r) {
+  ImagePreprocess p;
+  p.channels = static_cast<int>(r.info.input_shape[0]);
+  p.height = r.info.input_shape[1];
+  p.width = r.info.input_shape[2];
+  if (c.get_bool("data.normalize")) {
+    p.mean = c.get_float_list("data.mean");
+    p.std = c.get_float_list("data.std");
+    if (p.mean.empty()) p.mean = r.mean;
+    if (p.std.empty()) p.std = r.std;
+  }
+  return p;
+}
+
+// Training adds the configured augmentation around the same steps.
+TransformPtr image_transform(const Config& c, const ImagePreprocess& pre, bool train) {
   std::vector<TransformPtr> steps{std::make_shared<transforms::ToTensor>()};
   if (train) {
-    int64_t h = r.info.input_shape[1], w = r.info.input_shape[2];
+    int64_t h = pre.height, w = pre.width;
     for (const std::string& a : c.get_string_list("data.augment")) {
       if (a == "random_crop")
         steps.push_back(std::make_shared<transforms::RandomCrop>(std::pair<int64_t, int64_t>{h, w},
@@ -244,12 +261,7 @@ TransformPtr image_transform(const Config& c, const Raw& r, bool train) {
         steps.push_back(std::make_shared<transforms::RandomRotation>(c.get_float("data.rotation_degrees")));
     }
   }
-  if (c.get_bool("data.normalize")) {
-    std::vector<double> mean = c.get_float_list("data.mean"), std = c.get_float_list("data.std");
-    if (mean.empty()) mean = r.mean;
-    if (std.empty()) std = r.std;
-    steps.push_back(std::make_shared<transforms::Normalize>(mean, std));
-  }
+  if (!pre.mean.empty()) steps.push_back(std::make_shared<transforms::Normalize>(pre.mean, pre.std));
   if (train) {
     auto augment = c.get_string_list("data.augment");
     // Erasing works on the normalised tensor, as in torchvision's usual order.
@@ -295,9 +307,10 @@ DataBundle build_data(const Config& c) {
     r.csv_test->standardize(st);
   }
   if (r.images) {
+    r.info.image_preprocess = eval_preprocess(c, r);
     // Augmentation is seeded per (seed, epoch, index): the same for any workers.
-    train = std::make_shared<TransformedDataset>(train, image_transform(c, r, true), seed);
-    TransformPtr eval_t = image_transform(c, r, false);
+    train = std::make_shared<TransformedDataset>(train, image_transform(c, *r.info.image_preprocess, true), seed);
+    TransformPtr eval_t = image_transform(c, *r.info.image_preprocess, false);
     if (val) val = std::make_shared<TransformedDataset>(val, eval_t, seed);
     test = std::make_shared<TransformedDataset>(test, eval_t, seed);
   }

@@ -9,6 +9,7 @@
 #include "ember/data/datasets/idx.h"
 #include "ember/data/datasets/image_folder.h"
 #include "ember/data/datasets/text.h"
+#include "ember/data/image_preprocess.h"
 #include "ember/data/distributed_sampler.h"
 #include "ember/data/sample.h"
 #include "ember/data/sample_generator.h"

@@ -3,9 +3,11 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "ember/data/image_preprocess.h"
 #include "ember/data/sample.h"
 #include "ember/nn/module.h"
 #include "ember/train/config.h"
@@ -22,6 +24,9 @@ struct DataInfo {
   std::vector<std::string> class_names;
   int64_t vocab_size = 0;  // text data sets
   int64_t pad_index = 0;
+  // Image data sets: what evaluation does to an image before the model
+  // (`ember export` records it for `ember infer`).
+  std::optional<data::ImagePreprocess> image_preprocess;
 };
 
 // A model whose input is not a single tensor (token ids + lengths). The
