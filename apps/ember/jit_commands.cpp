@@ -144,6 +144,8 @@ int run_export(const std::string& target, const std::string& which, std::string 
       done.push_back(fmt::format("{} {}->{}", p.pass, p.nodes_before, p.nodes_after));
     m.source["passes"] = fmt::format("{}", fmt::join(done, ", "));
   }
+  // What evaluation did to an image before the model, for `ember infer` on image files.
+  if (data.info.image_preprocess) m.source["input_transform"] = data.info.image_preprocess->to_json();
   if (!data.info.class_names.empty()) m.source["class_names"] = fmt::format("{}", fmt::join(data.info.class_names, ","));
 
   if (output.empty()) output = (run_dir / "model.ember").string();

@@ -1,12 +1,15 @@
 // ember infer model.ember INPUT... [--batch-size N] [-o out.csv]
-//   Inputs: IDX (raw or gzip), CSV rows of numbers (a non-numeric first row is
-//   a header), .safetensors (the one tensor, or the one named like the graph
-//   input) or .npy; several files are concatenated along dim 0. uint8 data
-//   (IDX images) is scaled by 1/255 into a floating input, as the trainer's
-//   image path does; no other transform is recorded in the file, so none is
-//   applied. Each sample is reshaped to the input's per-sample shape when the
-//   element count matches. Prints the predictions (argmax, with class names
-//   when the file records them) and the throughput; -o writes every row.
+//   Inputs: image files (PNG, JPEG, BMP, GIF, TGA: by extension, or by their
+//   first bytes), IDX (raw or gzip), CSV rows of numbers (a non-numeric first
+//   row is a header), .safetensors (the one tensor, or the one named like the
+//   graph input) or .npy; several files are concatenated along dim 0. Images,
+//   and uint8 image data ([N, H, W] as IDX holds, or [N, H, W, C]), go through
+//   the transform the run evaluated with, recorded by `ember export` as source
+//   "input_transform" (decode, resize, ToTensor, Normalize); image files need
+//   it. Without one, uint8 data is only scaled by 1/255. Each sample is
+//   reshaped to the input's per-sample shape when the element count matches.
+//   Prints the predictions (argmax, with class names when the file records
+//   them, and the image file's name) and the throughput; -o writes every row.
 // ember bench model.ember [--batch-sizes 1,8,64,256] [--threads 1,2] [--optimize 1,2] [--seconds S]
 //   Latency p50/p90/p99 and throughput per optimisation level, thread count
 //   and batch size on random inputs of the signature, then a recommendation
@@ -17,6 +20,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
@@ -26,6 +30,7 @@
 
 #include "ember/core/parallel.h"
 #include "ember/data/datasets/idx.h"
+#include "ember/data/image_preprocess.h"
 #include "ember/ember.h"
 #include "ember/io/npy.h"
 #include "ember/io/safetensors.h"
@@ -127,6 +132,41 @@ Tensor read_input_file(const std::string& path, const std::string& input_name) {
   return data::read_idx(path);  // .idx, *-ubyte, .gz: the header decides
 }
 
+// By extension, or by the first bytes (PNG, JPEG, GIF, BMP) for a file named otherwise.
+bool is_image_file(const std::string& path) {
+  static const std::vector<std::string> extensions = {".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tga"};
+  if (std::find(extensions.begin(), extensions.end(), lower_ext(path)) != extensions.end()) return true;
+  std::ifstream f(path, std::ios::binary);
+  std::array<unsigned char, 4> b{};
+  f.read(reinterpret_cast<char*>(b.data()), static_cast<std::streamsize>(b.size()));
+  if (f.gcount() < 4) return false;
+  const bool png = b[0] == 0x89 && b[1] == 'P' && b[2] == 'N' && b[3] == 'G';
+  const bool jpeg = b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF;
+  const bool gif = b[0] == 'G' && b[1] == 'I' && b[2] == 'F' && b[3] == '8';
+  return png || jpeg || gif || (b[0] == 'B' && b[1] == 'M');
+}
+
+// The transform `ember export` recorded, or none (a model exported without it,
+// or from data that is not images).
+std::optional<data::ImagePreprocess> recorded_transform(const jit::ModelFile& m, const std::string& model_path) {
+  auto it = m.source.find("input_transform");
+  if (it == m.source.end()) return std::nullopt;
+  return data::ImagePreprocess::from_json(it->second, model_path);
+}
+
+// uint8 images [N, H, W] (one channel, as IDX holds them) or [N, H, W, C] with
+// the transform's channels: what the transform applies to, one at a time.
+bool is_image_batch(const Tensor& t, const data::ImagePreprocess& pre) {
+  return t.scalar_type() == kUInt8 &&
+         ((t.dim() == 3 && pre.channels == 1) || (t.dim() == 4 && t.size(3) == pre.channels));
+}
+
+Tensor preprocess_each(const Tensor& images, const data::ImagePreprocess& pre) {
+  std::vector<Tensor> out;
+  for (int64_t i = 0; i < images.size(0); ++i) out.push_back(pre(images.select(0, i)));
+  return stack(out, 0);
+}
+
 // Data [N, ...] -> the input's dtype and per-sample shape.
 Tensor to_input(Tensor t, const jit::TensorType& want, const std::string& path) {
   EMBER_CHECK(t.dim() >= 1, "infer: '{}' holds a scalar, expected samples along dim 0 for input {}", path, want.str());
@@ -148,6 +188,32 @@ Tensor to_input(Tensor t, const jit::TensorType& want, const std::string& path) 
   return t.contiguous();
 }
 
+// Every file's samples as the model's input, concatenated; `origin` gets each
+// sample's image file name (empty for other files).
+Tensor read_inputs(const std::vector<std::string>& paths, const jit::ModelFile& model, const std::string& model_path,
+                   const jit::TensorType& want, std::vector<std::string>& origin) {
+  const std::optional<data::ImagePreprocess> pre = recorded_transform(model, model_path);
+  std::vector<Tensor> parts;
+  for (const std::string& p : paths) {
+    EMBER_CHECK(fs::exists(p), "infer: input '{}' does not exist", p);
+    const bool image = is_image_file(p);
+    Tensor t;
+    if (image) {
+      EMBER_CHECK(pre, "infer: '{}' is an image, but '{}' records no input transform (source key input_transform: "
+                  "the channels, size and normalisation its run evaluated with), so it cannot be turned into the "
+                  "model's input {}; export the run again with this Ember, or give the input preprocessed as .npy "
+                  "or .safetensors", p, model_path, want.str());
+      t = pre->load(p).unsqueeze(0);
+    } else {
+      t = read_input_file(p, model.graph.inputs[0].name);
+      if (pre && is_image_batch(t, *pre)) t = preprocess_each(t, *pre);
+    }
+    parts.push_back(to_input(t, want, p));
+    origin.resize(origin.size() + static_cast<size_t>(t.size(0)), image ? fs::path(p).filename().string() : "");
+  }
+  return parts.size() == 1 ? parts[0] : cat(parts, 0);
+}
+
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -161,9 +227,8 @@ int run_infer(const std::string& model_path, const std::vector<std::string>& inp
               "for more)", g.inputs.size());
   const jit::TensorType want = g.type(g.inputs[0].value);
   EMBER_CHECK(!want.shape.empty(), "infer: input {} is a scalar", want.str());
-  std::vector<Tensor> parts;
-  for (const std::string& p : inputs) parts.push_back(to_input(read_input_file(p, g.inputs[0].name), want, p));
-  Tensor x = parts.size() == 1 ? parts[0] : cat(parts, 0);
+  std::vector<std::string> origin;  // per sample: its image file's name, or empty
+  Tensor x = read_inputs(inputs, s.model(), model_path, want, origin);
   const int64_t n = x.size(0);
   // A graph traced with a fixed batch runs only at that size: pad the last batch.
   const bool fixed_batch = !want.shape[0].is_symbolic();
@@ -197,9 +262,12 @@ int run_infer(const std::string& model_path, const std::vector<std::string>& inp
 
   const int64_t shown = std::min<int64_t>(n, 10);
   for (int64_t i = 0; i < shown; ++i) {
-    if (classify) std::printf("%lld: %s\n", static_cast<long long>(i), label(pred[i]).c_str());
-    else std::printf("%lld: %s\n", static_cast<long long>(i),
-                     fmt::format("{}", std::vector<float>(yv.begin() + i * cols, yv.begin() + (i + 1) * cols)).c_str());
+    const std::string& from = origin[static_cast<size_t>(i)];
+    const std::string what = classify ? label(pred[i])
+                                      : fmt::format("{}", std::vector<float>(yv.begin() + i * cols,
+                                                                             yv.begin() + (i + 1) * cols));
+    const std::string file = from.empty() ? "" : "  (" + from + ")";
+    std::printf("%lld: %s%s\n", static_cast<long long>(i), what.c_str(), file.c_str());
   }
   if (n > shown) std::printf("... (%lld more%s)\n", static_cast<long long>(n - shown), output.empty() ? "; -o F writes all" : "");
   if (!output.empty()) {
@@ -321,7 +389,7 @@ int run_bench(const std::string& model_path, const std::string& batch_list, cons
 }  // namespace
 
 RuntimeCommands::RuntimeCommands(CLI::App& app) {
-  infer_ = app.add_subcommand("infer", "run a .ember model on IDX, CSV, .safetensors or .npy inputs");
+  infer_ = app.add_subcommand("infer", "run a .ember model on image files, IDX, CSV, .safetensors or .npy inputs");
   infer_->add_option("model", model_, "model.ember")->required();
   infer_->add_option("inputs", inputs_, "input files, concatenated along dim 0")->required();
   infer_->add_option("--batch-size", batch_size_, "samples per run")->capture_default_str();

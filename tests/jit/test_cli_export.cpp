@@ -1,12 +1,22 @@
-// `ember export` and `ember inspect` end to end on a short training run.
+// `ember export` and `ember inspect` end to end on a short training run, and
+// `ember infer` on an image file through the transform the export recorded.
+#define STB_IMAGE_WRITE_IMPLEMENTATION
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#include <stb/stb_image_write.h>
+#pragma GCC diagnostic pop
+
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
+#include "ember/data/datasets/idx.h"
 #include "ember/ember.h"
 #include "ember/jit/interpreter.h"
 #include "ember/jit/model_file.h"
@@ -71,6 +81,9 @@ TEST_F(CliExport, ExportVerifiesWritesAndInspectShowsTheModel) {
   EXPECT_EQ(m.source.at("run_dir"), fs::absolute(run_).lexically_normal().string());
   EXPECT_TRUE(contains(m.source.at("checkpoint"), "best.ckpt"));
   EXPECT_EQ(m.source.at("config_hash").size(), 16u);
+  // Fashion-MNIST's evaluation transform: grey 28 x 28, ToTensor, Normalize(0.286, 0.353).
+  EXPECT_EQ(m.source.at("input_transform"),
+            R"({"kind":"image","channels":1,"size":[28,28],"mean":[0.286],"std":[0.353]})");
   ASSERT_EQ(m.graph.inputs.size(), 1u);
   EXPECT_EQ(m.graph.type(m.graph.inputs[0].value).str(), "float32[32, 1, 28, 28]");
   ember::Tensor out = ember::jit::run(m.graph, {ember::randn({32, 1, 28, 28})})[0];
@@ -150,6 +163,40 @@ TEST_F(CliExport, DynamicBatchRunsAtAnyBatchSize) {
   Result i = ember_cli("inspect " + out.string());
   EXPECT_TRUE(contains(i.output, "input: float32[batch=32, 1, 28, 28]")) << i.output;
   EXPECT_EQ(ember_cli("export " + run_.string() + " --dynamic seq").code, 2);
+}
+
+// A test image written as a PNG gives through `ember infer` what the graph
+// gives for the image normalised by hand.
+TEST_F(CliExport, InferOnAnImageFileAppliesTheRecordedTransform) {
+  const fs::path model = root_ / "img.ember";
+  ASSERT_EQ(ember_cli("export " + run_.string() + " -o " + model.string()).code, 0);
+  ember::data::FashionMNIST test(ember::data::kDebianFashionMnistRoot, false);
+  const std::vector<uint8_t> px = test.images().select(0, 7).contiguous().to_vector<uint8_t>();
+  const fs::path png = root_ / "seven.png";
+  ASSERT_TRUE(stbi_write_png(png.string().c_str(), 28, 28, 1, px.data(), 28));
+  Result r = ember_cli(fmt::format("infer {} {} -o {}", model.string(), png.string(), (root_ / "img.csv").string()));
+  ASSERT_EQ(r.code, 0) << r.output;
+
+  std::vector<float> x(32 * 28 * 28, 0.0f);  // the graph's fixed batch of 32; the image in row 0
+  for (size_t i = 0; i < px.size(); ++i) x[i] = (static_cast<float>(px[i]) / 255.0f - 0.286f) / 0.353f;
+  ember::jit::ModelFile m = ember::jit::load_model(model.string());
+  const std::vector<float> y = ember::jit::run(m.graph, {ember::tensor<float>(x, {32, 1, 28, 28})})[0]
+                                   .narrow(0, 0, 1).contiguous().to_vector<float>();
+  size_t best = 0;
+  for (size_t c = 1; c < y.size(); ++c) best = y[c] > y[best] ? c : best;
+  const std::vector<std::string> classes = {"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
+                                            "Sandal",      "Shirt",   "Sneaker",  "Bag",   "Ankle boot"};
+  EXPECT_TRUE(contains(r.output, "0: " + classes[best] + "  (seven.png)\n")) << r.output;
+  std::ifstream f(root_ / "img.csv");
+  std::string header, row;
+  std::getline(f, header);
+  std::getline(f, row);
+  std::vector<std::string> cells;
+  std::stringstream ss(row);
+  for (std::string c; std::getline(ss, c, ',');) cells.push_back(c);
+  ASSERT_EQ(cells.size(), 3 + y.size()) << row;
+  EXPECT_EQ(cells[1], std::to_string(best));
+  for (size_t c = 0; c < y.size(); ++c) EXPECT_NEAR(std::stod(cells[3 + c]), y[c], 1e-5) << c;
 }
 
 TEST_F(CliExport, ErrorsAndExitCodes) {
