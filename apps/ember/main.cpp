@@ -20,6 +20,7 @@
 #include "convert_command.h"
 #include "jit_commands.h"
 #include "runtime_commands.h"
+#include "serve_command.h"
 
 using namespace ember;
 
@@ -93,6 +94,7 @@ int main(int argc, char** argv) {
   cli::JitCommands jit_cmds(app);  // export, inspect
   cli::ConvertCommand convert_cmd(app);
   cli::RuntimeCommands runtime_cmds(app);  // infer, bench
+  cli::ServeCommand serve_cmd(app);
 
   try {
     app.parse(argc, argv);
@@ -120,6 +122,7 @@ int main(int argc, char** argv) {
     if (auto rc = jit_cmds.run()) return *rc;
     if (auto rc = convert_cmd.run()) return *rc;
     if (auto rc = runtime_cmds.run()) return *rc;
+    if (auto rc = serve_cmd.run()) return *rc;
     if (*train_cmd) return run_train(train_args, resume_dir);
     if (*eval_cmd) {
       train::evaluate(eval_target, split, std::cout);

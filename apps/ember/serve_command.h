@@ -1,0 +1,28 @@
+// `ember serve` (issue 17): serve .ember models over the v2 inference
+// protocol until SIGINT or SIGTERM.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ember/serve/server.h"
+
+namespace ember::cli {
+
+class ServeCommand {
+ public:
+  explicit ServeCommand(CLI::App& app);
+  // The exit code when `serve` was chosen, else nullopt.
+  std::optional<int> run();
+
+ private:
+  CLI::App* serve_ = nullptr;
+  std::vector<std::string> models_;
+  serve::ServerOptions options_;
+  std::string max_body_ = "16MiB";
+};
+
+}  // namespace ember::cli

@@ -1,0 +1,218 @@
+// JSON tensors for the v2 protocol: flat (or nested) row-major data arrays,
+// shapes and dtypes checked against the traced signature before a request
+// reaches the batcher, so a bad request never fails a whole batch.
+#include "protocol.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <map>
+
+#include "ember/ember.h"
+
+namespace ember::serve {
+
+using nlohmann::json;
+
+namespace {
+
+struct DatatypeRow {
+  ScalarType dtype;
+  const char* name;
+};
+constexpr DatatypeRow kDatatypes[] = {
+    {kBool, "BOOL"},   {kUInt8, "UINT8"},  {kInt8, "INT8"},      {kInt32, "INT32"},  {kInt64, "INT64"},
+    {kFloat16, "FP16"}, {ScalarType::BFloat16, "BF16"}, {kFloat32, "FP32"}, {kFloat64, "FP64"},
+};
+
+[[noreturn]] void bad_request(const std::string& message) { throw HttpError(400, message); }
+
+// Leaves of a nested array in row-major order. The depth is bounded by the
+// expected rank so a pathological body cannot recurse deeply.
+void flatten(const json& j, size_t depth_left, std::vector<const json*>& out, const std::string& field) {
+  if (!j.is_array()) {
+    out.push_back(&j);
+    return;
+  }
+  if (depth_left == 0) bad_request(fmt::format("{}: data is nested deeper than the tensor's rank", field));
+  for (const json& e : j) flatten(e, depth_left - 1, out, field);
+}
+
+template <typename T>
+Tensor fill(const std::vector<const json*>& leaves, const std::vector<int64_t>& shape, const std::string& field) {
+  std::vector<T> values;
+  values.reserve(leaves.size());
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    const json& v = *leaves[i];
+    bool ok = std::is_same_v<T, bool> ? v.is_boolean() : std::is_floating_point_v<T> ? v.is_number() : v.is_number_integer();
+    if (!ok) bad_request(fmt::format("{}: data[{}] is {}, expected a {} value", field, i, v.type_name(),
+                                     std::is_same_v<T, bool> ? "boolean" : std::is_floating_point_v<T> ? "numeric" : "integer"));
+    values.push_back(v.get<T>());
+  }
+  return tensor(values, shape);
+}
+
+Tensor make_tensor(ScalarType dtype, const std::vector<const json*>& leaves, const std::vector<int64_t>& shape,
+                   const std::string& field) {
+  switch (dtype) {
+    case kBool: return fill<bool>(leaves, shape, field);
+    case kUInt8: return fill<uint8_t>(leaves, shape, field);
+    case kInt8: return fill<int8_t>(leaves, shape, field);
+    case kInt32: return fill<int32_t>(leaves, shape, field);
+    case kInt64: return fill<int64_t>(leaves, shape, field);
+    case kFloat64: return fill<double>(leaves, shape, field);
+    // float16/bfloat16 travel as JSON numbers: read as float32 and convert.
+    default: return fill<float>(leaves, shape, field).to(dtype);
+  }
+}
+
+template <typename T>
+json values_of(const Tensor& t) {
+  Tensor c = t.contiguous();
+  const T* p = c.data_ptr<T>();
+  return json(std::vector<T>(p, p + c.numel()));
+}
+
+json data_json(const Tensor& t) {
+  switch (t.dtype()) {
+    case kBool: return values_of<bool>(t);
+    case kUInt8: return values_of<uint8_t>(t);
+    case kInt8: return values_of<int8_t>(t);
+    case kInt32: return values_of<int32_t>(t);
+    case kInt64: return values_of<int64_t>(t);
+    case kFloat64: return values_of<double>(t);
+    case kFloat32: return values_of<float>(t);
+    default: return values_of<float>(t.to(kFloat32));
+  }
+}
+
+std::string shape_str(const std::vector<int64_t>& s) { return fmt::format("[{}]", fmt::join(s, ", ")); }
+
+const json& member(const json& obj, const char* key, const std::string& field) {
+  auto it = obj.find(key);
+  if (it == obj.end()) bad_request(fmt::format("{}: missing \"{}\"", field, key));
+  return *it;
+}
+
+std::vector<int64_t> parse_shape(const json& j, const std::string& field) {
+  if (!j.is_array()) bad_request(fmt::format("{}.shape: expected an array of integers", field));
+  std::vector<int64_t> shape;
+  for (const json& d : j) {
+    if (!d.is_number_integer() || d.get<int64_t>() < 0)
+      bad_request(fmt::format("{}.shape: expected non-negative integers, got {}", field, j.dump()));
+    shape.push_back(d.get<int64_t>());
+  }
+  return shape;
+}
+
+// Fixed dims must match; a symbol must take one value across all inputs
+// (Session::run checks the same, but here the message names the JSON field).
+void check_shape(const std::vector<int64_t>& shape, const jit::TensorType& type, const std::string& field,
+                 std::map<std::string, int64_t>& symbols) {
+  const std::string expected = fmt::format("expected shape {} ({})", shape_str(protocol_shape(type)), signature_str(type));
+  if (shape.size() != type.shape.size())
+    bad_request(fmt::format("{}.shape: {}, got {}", field, expected, shape_str(shape)));
+  for (size_t d = 0; d < shape.size(); ++d) {
+    const jit::Dim& dim = type.shape[d];
+    if (!dim.is_symbolic()) {
+      if (shape[d] != dim.size) bad_request(fmt::format("{}.shape: {}, got {}", field, expected, shape_str(shape)));
+      continue;
+    }
+    // An empty batch has nothing to answer, and kernels need not expect one.
+    if (shape[d] < 1) bad_request(fmt::format("{}.shape: dim {} ('{}') must be at least 1, got {}", field, d, dim.symbol, shape[d]));
+    auto [it, inserted] = symbols.emplace(dim.symbol, shape[d]);
+    if (!inserted && it->second != shape[d])
+      bad_request(fmt::format("{}.shape: dim {} is '{}' = {} in another input, got {}", field, d, dim.symbol,
+                              it->second, shape[d]));
+  }
+}
+
+}  // namespace
+
+std::string datatype_name(ScalarType t) {
+  for (const DatatypeRow& r : kDatatypes)
+    if (r.dtype == t) return r.name;
+  EMBER_ERROR("serve: no protocol datatype for {}", to_string(t));
+}
+
+std::string signature_str(const jit::TensorType& t) {
+  std::vector<std::string> dims;
+  for (const jit::Dim& d : t.shape) dims.push_back(d.is_symbolic() ? d.symbol : std::to_string(d.size));
+  return fmt::format("{}[{}]", to_string(t.dtype), fmt::join(dims, ", "));
+}
+
+std::vector<int64_t> protocol_shape(const jit::TensorType& t) {
+  std::vector<int64_t> s;
+  for (const jit::Dim& d : t.shape) s.push_back(d.is_symbolic() ? -1 : d.size);
+  return s;
+}
+
+json model_metadata(const std::string& name, const Signature& sig) {
+  auto tensors = [](const std::vector<std::string>& names, const std::vector<jit::TensorType>& types) {
+    json out = json::array();
+    for (size_t i = 0; i < names.size(); ++i)
+      out.push_back({{"name", names[i]}, {"datatype", datatype_name(types[i].dtype)}, {"shape", protocol_shape(types[i])}});
+    return out;
+  };
+  return {{"name", name},
+          {"versions", json::array({"1"})},
+          {"platform", "ember"},
+          {"inputs", tensors(sig.input_names, sig.input_types)},
+          {"outputs", tensors(sig.output_names, sig.output_types)}};
+}
+
+std::vector<Tensor> parse_infer_request(const std::string& body, const Signature& sig) {
+  json req = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (req.is_discarded()) bad_request("malformed JSON in the request body");
+  if (!req.is_object()) bad_request("the request body must be a JSON object with \"inputs\"");
+  const json& inputs = member(req, "inputs", "request");
+  if (!inputs.is_array()) bad_request("inputs: expected an array of tensors");
+  std::vector<Tensor> out(sig.input_names.size());
+  std::map<std::string, int64_t> symbols;
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const json& in = inputs[k];
+    std::string field = fmt::format("inputs[{}]", k);
+    if (!in.is_object()) bad_request(field + ": expected an object with name, shape, datatype and data");
+    const json& name = member(in, "name", field);
+    if (!name.is_string()) bad_request(field + ".name: expected a string");
+    auto pos = std::find(sig.input_names.begin(), sig.input_names.end(), name.get<std::string>());
+    if (pos == sig.input_names.end())
+      bad_request(fmt::format("{}.name: unknown input '{}'; the model's inputs are {}", field, name.get<std::string>(),
+                              fmt::join(sig.input_names, ", ")));
+    size_t i = static_cast<size_t>(pos - sig.input_names.begin());
+    field = fmt::format("inputs[{}] ('{}')", k, sig.input_names[i]);
+    if (out[i].defined()) bad_request(field + ": given twice");
+    const jit::TensorType& type = sig.input_types[i];
+    const json& datatype = member(in, "datatype", field);
+    if (datatype != datatype_name(type.dtype))
+      bad_request(fmt::format("{}.datatype: expected \"{}\", got {}", field, datatype_name(type.dtype), datatype.dump()));
+    std::vector<int64_t> shape = parse_shape(member(in, "shape", field), field);
+    check_shape(shape, type, field, symbols);
+    std::vector<const json*> leaves;
+    flatten(member(in, "data", field), shape.size() + 1, leaves, field + ".data");
+    int64_t numel = 1;
+    for (int64_t s : shape)
+      if (__builtin_mul_overflow(numel, s, &numel)) bad_request(fmt::format("{}.shape: {} is too large", field, shape_str(shape)));
+    if (static_cast<int64_t>(leaves.size()) != numel)
+      bad_request(fmt::format("{}.data: shape {} needs {} values, got {}", field, shape_str(shape), numel, leaves.size()));
+    out[i] = make_tensor(type.dtype, leaves, shape, field + ".data");
+  }
+  for (size_t i = 0; i < out.size(); ++i)
+    if (!out[i].defined())
+      bad_request(fmt::format("inputs: missing input '{}' ({} with shape {})", sig.input_names[i],
+                              datatype_name(sig.input_types[i].dtype), shape_str(protocol_shape(sig.input_types[i]))));
+  return out;
+}
+
+json infer_response(const std::string& model, const Signature& sig, const std::vector<Tensor>& outputs) {
+  json out = json::array();
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const Tensor& t = outputs[i];
+    std::vector<int64_t> shape(t.sizes().begin(), t.sizes().end());
+    out.push_back({{"name", sig.output_names.at(i)}, {"datatype", datatype_name(t.dtype())}, {"shape", shape},
+                   {"data", data_json(t)}});
+  }
+  return {{"model_name", model}, {"model_version", "1"}, {"outputs", out}};
+}
+
+}  // namespace ember::serve

@@ -1,0 +1,47 @@
+// The KServe / Triton open inference protocol v2 over JSON (issue 17): model
+// metadata, request tensors checked against the model's signature, response
+// tensors. Private to the server; nothing here knows about HTTP.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "ember/core/tensor.h"
+#include "ember/jit/graph.h"
+
+namespace ember::serve {
+
+// An error answered with an HTTP status (400 for a bad request, 404, 503...).
+class HttpError : public std::runtime_error {
+ public:
+  HttpError(int status, const std::string& message) : std::runtime_error(message), status_(status) {}
+  int status() const { return status_; }
+
+ private:
+  int status_;
+};
+
+struct Signature {
+  std::vector<std::string> input_names, output_names;
+  std::vector<jit::TensorType> input_types, output_types;
+};
+
+// "FP32", "INT64", "BOOL", ...
+std::string datatype_name(ScalarType t);
+// "float32[batch, 1, 28, 28]": the dims by symbol, without the traced sizes.
+std::string signature_str(const jit::TensorType& t);
+// The shape as the protocol writes it: -1 for a symbolic dim.
+std::vector<int64_t> protocol_shape(const jit::TensorType& t);
+
+nlohmann::json model_metadata(const std::string& name, const Signature& sig);
+
+// The request's input tensors in signature order. Throws HttpError(400)
+// naming the field and, for a shape, the expected one.
+std::vector<Tensor> parse_infer_request(const std::string& body, const Signature& sig);
+
+nlohmann::json infer_response(const std::string& model, const Signature& sig, const std::vector<Tensor>& outputs);
+
+}  // namespace ember::serve

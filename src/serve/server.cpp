@@ -1,0 +1,218 @@
+// The HTTP side of `ember serve`: routes of the v2 protocol on cpp-httplib,
+// each inference handler parses and checks its request, queues it on the
+// model's batcher and waits for its rows of the outputs.
+#include "ember/serve/server.h"
+
+#include <httplib.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <thread>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "ember/ember.h"
+#include "metrics.h"
+#include "model_worker.h"
+#include "protocol.h"
+
+namespace ember::serve {
+
+using nlohmann::json;
+
+struct Server::Impl {
+  ServerOptions options;
+  Metrics metrics;
+  std::map<std::string, std::unique_ptr<ModelWorker>> models;
+  std::vector<std::string> names;  // in command-line order
+  httplib::Server http;
+  std::atomic<bool> stop_requested{false}, serving{false};
+  int port = -1;
+
+  void load(const std::vector<std::string>& paths);
+  void routes();
+  ModelWorker& model(const std::string& name);
+  void infer(const httplib::Request& req, httplib::Response& res);
+};
+
+namespace {
+
+void send_json(httplib::Response& res, int status, const json& body) {
+  res.status = status;
+  res.set_content(body.dump(), "application/json");
+}
+
+void send_error(httplib::Response& res, int status, const std::string& message) {
+  send_json(res, status, json{{"error", message}});
+  // Backpressure: a full queue empties within a batch or two.
+  if (status == 503) res.set_header("Retry-After", "1");
+}
+
+}  // namespace
+
+void Server::Impl::load(const std::vector<std::string>& paths) {
+  EMBER_CHECK(!paths.empty(), "serve: no model given; pass one or more .ember files");
+  BatchOptions b{options.max_batch, options.max_delay_us, options.queue, options.threads};
+  for (const std::string& path : paths) {
+    std::string name = std::filesystem::path(path).stem().string();
+    EMBER_CHECK(!models.count(name), "serve: two models named '{}' (the file stem names a model); rename one of them",
+                name);
+    auto start = std::chrono::steady_clock::now();
+    models.emplace(name, std::make_unique<ModelWorker>(name, path, b, metrics));
+    metrics.set_load_seconds(name, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    names.push_back(name);
+  }
+}
+
+ModelWorker& Server::Impl::model(const std::string& name) {
+  auto it = models.find(name);
+  if (it == models.end())
+    throw HttpError(404, fmt::format("unknown model '{}'; serving {}", name, fmt::join(names, ", ")));
+  return *it->second;
+}
+
+void Server::Impl::infer(const httplib::Request& req, httplib::Response& res) {
+  auto start = std::chrono::steady_clock::now();
+  ModelWorker& m = model(req.matches[1]);
+  std::vector<Tensor> inputs = parse_infer_request(req.body, m.signature());
+  std::future<std::vector<Tensor>> result = m.submit(std::move(inputs));
+  std::vector<Tensor> outputs;
+  try {
+    outputs = result.get();
+  } catch (const Error& e) {
+    // The signature check passed, so this is a shape the graph itself rejects.
+    throw HttpError(400, e.what());
+  }
+  send_json(res, 200, infer_response(m.name(), m.signature(), outputs));
+  metrics.observe_latency(m.name(), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+}
+
+void Server::Impl::routes() {
+  // Handlers throw HttpError; everything else is a 500 with its message.
+  auto guarded = [](auto handler) {
+    return [handler](const httplib::Request& req, httplib::Response& res) {
+      try {
+        handler(req, res);
+      } catch (const HttpError& e) {
+        send_error(res, e.status(), e.what());
+      } catch (const std::exception& e) {
+        send_error(res, 500, e.what());
+      }
+    };
+  };
+  http.Get("/v2/health/live", [](const httplib::Request&, httplib::Response& res) { send_json(res, 200, json::object()); });
+  http.Get("/v2/health/ready", [](const httplib::Request&, httplib::Response& res) { send_json(res, 200, json::object()); });
+  http.Get("/v2", [this](const httplib::Request&, httplib::Response& res) {
+    send_json(res, 200, json{{"name", "ember"}, {"version", version()}, {"extensions", json::array()}});
+  });
+  http.Get(R"(/v2/models/([^/]+))", guarded([this](const httplib::Request& req, httplib::Response& res) {
+    ModelWorker& m = model(req.matches[1]);
+    send_json(res, 200, model_metadata(m.name(), m.signature()));
+  }));
+  http.Get(R"(/v2/models/([^/]+)/ready)", guarded([this](const httplib::Request& req, httplib::Response& res) {
+    send_json(res, 200, json{{"name", model(req.matches[1]).name()}, {"ready", true}});
+  }));
+  http.Post(R"(/v2/models/([^/]+)/infer)",
+            guarded([this](const httplib::Request& req, httplib::Response& res) { infer(req, res); }));
+  http.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+    std::string page = metrics.text(names, [this](const std::string& n) { return models.at(n)->queue_depth(); });
+    res.set_content(page, "text/plain; version=0.0.4");
+  });
+  // Every answer, including httplib's own 404 and 413, is counted here.
+  http.set_logger([this](const httplib::Request&, const httplib::Response& res) { metrics.count_request(res.status); });
+  http.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (!res.body.empty()) return;
+    if (res.status == 413)
+      send_error(res, 413, "request body larger than --max-body");
+    else if (res.status == 404)
+      send_error(res, 404, fmt::format("no route {} {}", req.method, req.path));
+  });
+}
+
+Server::Server(const std::vector<std::string>& model_paths, ServerOptions options) : impl_(std::make_unique<Impl>()) {
+  impl_->options = std::move(options);
+  const ServerOptions& o = impl_->options;
+  EMBER_CHECK(o.http_threads >= 1, "serve: --http-threads must be at least 1, got {}", o.http_threads);
+  impl_->load(model_paths);
+  impl_->http.set_payload_max_length(o.max_body);
+  // An idle keep-alive connection holds its worker until this timeout, and
+  // stop() waits for every worker: keep it short so shutdown is prompt.
+  impl_->http.set_keep_alive_timeout(2);
+  int n = o.http_threads;
+  impl_->http.new_task_queue = [n] { return new httplib::ThreadPool(static_cast<size_t>(n)); };
+  impl_->routes();
+}
+
+Server::~Server() {
+  stop();
+}
+
+int Server::bind() {
+  const ServerOptions& o = impl_->options;
+  bool ok = o.port == 0 ? (impl_->port = impl_->http.bind_to_any_port(o.host)) > 0
+                        : impl_->http.bind_to_port(o.host, o.port) && (impl_->port = o.port) > 0;
+  EMBER_CHECK(ok, "serve: cannot bind {}:{} (in use, or not an address of this machine)", o.host, o.port);
+  return impl_->port;
+}
+
+void Server::serve() {
+  EMBER_CHECK(impl_->port > 0, "serve: call bind() before serve()");
+  impl_->serving = true;
+  if (!impl_->stop_requested) impl_->http.listen_after_bind();
+  impl_->serving = false;
+}
+
+void Server::stop() {
+  impl_->stop_requested = true;
+  // serve() may be between its check and httplib's start of the accept loop:
+  // wait for that loop to run, since httplib's stop() only ends a running one.
+  while (impl_->serving) {
+    if (impl_->http.is_running()) {
+      impl_->http.stop();
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+bool Server::running() const { return impl_->http.is_running(); }
+
+std::string Server::summary() const {
+  const ServerOptions& o = impl_->options;
+  std::string out;
+  for (const std::string& name : impl_->names) {
+    const ModelWorker& m = *impl_->models.at(name);
+    const Signature& s = m.signature();
+    std::vector<std::string> in, outs;
+    for (size_t i = 0; i < s.input_names.size(); ++i) in.push_back(s.input_names[i] + ": " + signature_str(s.input_types[i]));
+    for (size_t i = 0; i < s.output_names.size(); ++i) outs.push_back(s.output_names[i] + ": " + signature_str(s.output_types[i]));
+    out += fmt::format("model {}: ({}) -> ({}); {}\n", name, fmt::join(in, ", "), fmt::join(outs, ", "),
+                       m.batches() ? "batched along dim 0" : "one request at a time (no symbolic batch dim)");
+  }
+  out += fmt::format("batching: max-batch {} rows, max-delay {} us, queue {} requests; {} HTTP threads, max body {} bytes\n",
+                     o.max_batch, o.max_delay_us, o.queue, o.http_threads, o.max_body);
+  return out;
+}
+
+size_t parse_byte_size(const std::string& text) {
+  static const std::pair<const char*, size_t> kUnits[] = {
+      {"GiB", size_t{1} << 30}, {"MiB", size_t{1} << 20}, {"KiB", size_t{1} << 10}, {"G", 1000000000},
+      {"M", 1000000},          {"K", 1000},              {"B", 1}};
+  size_t unit = 1, digits = text.size();
+  for (const auto& [suffix, scale] : kUnits) {
+    std::string s(suffix);
+    if (text.size() > s.size() && text.compare(text.size() - s.size(), s.size(), s) == 0) {
+      unit = scale, digits = text.size() - s.size();
+      break;
+    }
+  }
+  std::string number = text.substr(0, digits);
+  EMBER_CHECK(!number.empty() && number.find_first_not_of("0123456789") == std::string::npos && number.size() < 12,
+              "expected a size such as 16MiB, 512KiB or 1000000, got '{}'", text);
+  return std::stoull(number) * unit;
+}
+
+}  // namespace ember::serve
