@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "ember/ember.h"
+#include "ember/jit/model_file.h"
 #include "ember/jit/trace.h"
 #include "ember/runtime/session.h"
 #include "ember/serve/server.h"
