@@ -1,6 +1,6 @@
 // ember serve MODEL.ember [MODEL.ember...] [--host 127.0.0.1] [--port 8080]
 //   [--max-batch 32] [--max-delay-us 2000] [--threads N] [--http-threads 64]
-//   [--queue 1024] [--max-body 16MiB]
+//   [--queue 1024] [--max-body 16MiB] [--timeout-ms 30000]
 // Logs the models, their signatures, the address and the batching settings,
 // then answers until SIGINT/SIGTERM: it stops accepting, finishes the
 // requests in flight and exits 0.
@@ -48,6 +48,8 @@ ServeCommand::ServeCommand(CLI::App& app) {
       ->capture_default_str()->check(CLI::PositiveNumber);
   serve_->add_option("--max-body", max_body_, "largest request body (e.g. 16MiB, 512KiB); larger gets 413")
       ->capture_default_str();
+  serve_->add_option("--timeout-ms", options_.timeout_ms, "answer 504 when a request waits longer than this")
+      ->capture_default_str()->check(CLI::PositiveNumber);
 }
 
 std::optional<int> ServeCommand::run() {

@@ -69,7 +69,7 @@ std::string Metrics::text(const std::vector<std::string>& models,
   std::string out = "# HELP ember_requests_total HTTP requests answered, by status code.\n"
                     "# TYPE ember_requests_total counter\n";
   for (const auto& [code, n] : requests_) out += fmt::format("ember_requests_total{{code=\"{}\"}} {}\n", code, n);
-  out += "# HELP ember_request_duration_seconds Inference request latency, body parsed to response built.\n"
+  out += "# HELP ember_request_duration_seconds Latency of answered inference requests, from the handler's start to the response built.\n"
          "# TYPE ember_request_duration_seconds histogram\n";
   for (const auto& [model, h] : latency_) out += h.text("ember_request_duration_seconds", fmt::format("model=\"{}\"", model));
   out += "# HELP ember_batch_size Rows per model run formed by the dynamic batcher.\n"

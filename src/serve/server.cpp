@@ -79,6 +79,10 @@ void Server::Impl::infer(const httplib::Request& req, httplib::Response& res) {
   ModelWorker& m = model(req.matches[1]);
   std::vector<Tensor> inputs = parse_infer_request(req.body, m.signature());
   std::future<std::vector<Tensor>> result = m.submit(std::move(inputs));
+  // The request stays queued and still runs: the batcher has no way to take
+  // back rows it may already have merged, and the run is cheap to discard.
+  if (result.wait_for(std::chrono::milliseconds(options.timeout_ms)) != std::future_status::ready)
+    throw HttpError(504, fmt::format("model '{}' did not answer within {} ms (--timeout-ms)", m.name(), options.timeout_ms));
   std::vector<Tensor> outputs;
   try {
     outputs = result.get();
@@ -136,6 +140,7 @@ Server::Server(const std::vector<std::string>& model_paths, ServerOptions option
   impl_->options = std::move(options);
   const ServerOptions& o = impl_->options;
   EMBER_CHECK(o.http_threads >= 1, "serve: --http-threads must be at least 1, got {}", o.http_threads);
+  EMBER_CHECK(o.timeout_ms >= 1, "serve: --timeout-ms must be at least 1, got {}", o.timeout_ms);
   impl_->load(model_paths);
   impl_->http.set_payload_max_length(o.max_body);
   // An idle keep-alive connection holds its worker until this timeout, and
@@ -192,8 +197,9 @@ std::string Server::summary() const {
     out += fmt::format("model {}: ({}) -> ({}); {}\n", name, fmt::join(in, ", "), fmt::join(outs, ", "),
                        m.batches() ? "batched along dim 0" : "one request at a time (no symbolic batch dim)");
   }
-  out += fmt::format("batching: max-batch {} rows, max-delay {} us, queue {} requests; {} HTTP threads, max body {} bytes\n",
-                     o.max_batch, o.max_delay_us, o.queue, o.http_threads, o.max_body);
+  out += fmt::format(
+      "batching: max-batch {} rows, max-delay {} us, queue {} requests; {} HTTP threads, max body {} bytes, timeout {} ms\n",
+      o.max_batch, o.max_delay_us, o.queue, o.http_threads, o.max_body, o.timeout_ms);
   return out;
 }
 

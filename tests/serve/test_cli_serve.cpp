@@ -115,7 +115,7 @@ TEST(CliServe, HelpListsEveryOption) {
   for (int i = 0; i < 100 && !(l = c.line()).empty(); ++i) help += l;
   EXPECT_EQ(c.wait(), 0);
   for (const char* option : {"--host", "--port", "--max-batch", "--max-delay-us", "--threads", "--http-threads", "--queue",
-                             "--max-body"})
+                             "--max-body", "--timeout-ms"})
     EXPECT_NE(help.find(option), std::string::npos) << option << "\n" << help;
 }
 

@@ -278,6 +278,17 @@ TEST(Serve, FullQueueAnswers503WithRetryAfter) {
   EXPECT_EQ(first, 200);
 }
 
+TEST(Serve, SlowAnswerIs504) {
+  ServerOptions o;
+  o.max_delay_us = 400000;  // the request waits for company longer than the timeout
+  o.timeout_ms = 50;
+  RunningServer s({models().cnn}, o);
+  auto r = s.client().Post("/v2/models/cnn/infer", infer_body(randn({1, 1, 12, 12})), "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 504) << r->body;
+  EXPECT_NE(r->body.find("did not answer within 50 ms"), std::string::npos) << r->body;
+}
+
 TEST(Serve, TwoModelsAtOnce) {
   RunningServer s({models().cnn, models().fixed}, {});
   runtime::Session cnn(models().cnn), fixed(models().fixed);

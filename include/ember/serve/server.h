@@ -21,6 +21,7 @@ struct ServerOptions {
   int http_threads = 64;           // connections handled at once
   size_t queue = 1024;             // queued requests per model before 503
   size_t max_body = size_t{16} << 20;  // bytes; larger bodies get 413
+  int64_t timeout_ms = 30000;      // a request not answered by then gets 504
 };
 
 class Server {
