@@ -29,7 +29,7 @@ Signature signature_of(const runtime::Session& s) {
   return sig;
 }
 
-// The one symbol all inputs and outputs share as dim 0, or "" when none.
+// Whether all inputs and outputs share one symbol as dim 0.
 bool has_batch_dim(const Signature& sig) {
   std::string symbol;
   auto same = [&](const jit::TensorType& t) {

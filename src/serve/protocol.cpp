@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cmath>
+#include <limits>
 #include <map>
 
 #include "ember/ember.h"
@@ -38,6 +40,23 @@ void flatten(const json& j, size_t depth_left, std::vector<const json*>& out, co
   for (const json& e : j) flatten(e, depth_left - 1, out, field);
 }
 
+// Converting a number the type cannot hold is undefined behaviour (a double
+// beyond float's range) or silently wraps (300 into int8): refuse both.
+template <typename T>
+bool in_range(const json& v) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return true;
+  } else if constexpr (std::is_floating_point_v<T>) {
+    double d = v.get<double>();
+    return !std::isfinite(d) || std::abs(d) <= static_cast<double>(std::numeric_limits<T>::max());
+  } else {
+    if (v.is_number_unsigned()) return v.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<T>::max());
+    int64_t x = v.get<int64_t>();
+    return x >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
+           x <= static_cast<int64_t>(std::numeric_limits<T>::max());
+  }
+}
+
 template <typename T>
 Tensor fill(const std::vector<const json*>& leaves, const std::vector<int64_t>& shape, const std::string& field) {
   std::vector<T> values;
@@ -45,8 +64,10 @@ Tensor fill(const std::vector<const json*>& leaves, const std::vector<int64_t>& 
   for (size_t i = 0; i < leaves.size(); ++i) {
     const json& v = *leaves[i];
     bool ok = std::is_same_v<T, bool> ? v.is_boolean() : std::is_floating_point_v<T> ? v.is_number() : v.is_number_integer();
-    if (!ok) bad_request(fmt::format("{}: data[{}] is {}, expected a {} value", field, i, v.type_name(),
-                                     std::is_same_v<T, bool> ? "boolean" : std::is_floating_point_v<T> ? "numeric" : "integer"));
+    if (!ok) bad_request(fmt::format("{}: data[{}] is {}, expected {}", field, i, v.type_name(),
+                                     std::is_same_v<T, bool> ? "a boolean" : std::is_floating_point_v<T> ? "a number" : "an integer"));
+    if (!in_range<T>(v))
+      bad_request(fmt::format("{}: data[{}] = {} is out of range for the tensor's dtype", field, i, v.dump()));
     values.push_back(v.get<T>());
   }
   return tensor(values, shape);

@@ -223,10 +223,12 @@ TEST(Serve, BadRequestsAnswer4xxNamingTheField) {
        "needs 144 values, got 2"},
       {infer, R"({"inputs":[{"name":"image","shape":[1,1,12,12],"datatype":"FP32","data":[)" + ones_143 +
                   R"("a"]}]})",
-       400, "data[143] is string, expected a numeric value"},
+       400, "data[143] is string, expected a number"},
       {infer, R"({"inputs":[{"name":"image","shape":[1,1,12,12],"datatype":"FP32","data":[[[[[[1]]]]]]}]})", 400,
        "nested deeper"},
       {infer, R"({"inputs":[{"name":"image","shape":"x","datatype":"FP32","data":[]}]})", 400, "shape: expected"},
+      {infer, R"({"inputs":[{"name":"image","shape":[1,1,12,12],"datatype":"FP32","data":[)" + ones_143 + "1e300]}]}",
+       400, "data[143] = 1e+300 is out of range"},
       {infer, R"({"inputs":[]})", 400, "missing input 'image' (FP32 with shape [-1, 1, 12, 12])"},
       {infer, infer_body(randn({40, 1, 12, 12})), 413, "larger than --max-body"},
   };
@@ -248,7 +250,7 @@ TEST(Serve, BadRequestsAnswer4xxNamingTheField) {
   EXPECT_EQ(r->status, 200);
   r = c.Get("/metrics");
   ASSERT_TRUE(r);
-  EXPECT_NE(r->body.find("ember_requests_total{code=\"400\"} 16"), std::string::npos) << r->body;
+  EXPECT_NE(r->body.find("ember_requests_total{code=\"400\"} 17"), std::string::npos) << r->body;
   EXPECT_NE(r->body.find("ember_requests_total{code=\"413\"} 1"), std::string::npos) << r->body;
   EXPECT_NE(r->body.find("ember_requests_total{code=\"404\"} 2"), std::string::npos) << r->body;
   EXPECT_NE(r->body.find("ember_queue_depth{model=\"cnn\"} 0"), std::string::npos) << r->body;
