@@ -110,6 +110,19 @@ Tensor output_of(const std::string& body) {
   return tensor(data, out.at("shape").get<std::vector<int64_t>>());
 }
 
+// Polls /metrics until the model's queue holds `depth` requests (bounded:
+// at most ~5 s), so a test acts once a request is surely queued.
+bool wait_for_queue_depth(const RunningServer& s, const std::string& model, int depth) {
+  const std::string line = fmt::format("ember_queue_depth{{model=\"{}\"}} {}\n", model, depth);
+  httplib::Client c = s.client();
+  for (int i = 0; i < 500; ++i) {
+    auto r = c.Get("/metrics");
+    if (r && r->body.find(line) != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
 float max_abs_diff(const Tensor& a, const Tensor& b) { return (a - b).abs().max().item<float>(); }
 
 TEST(Serve, HealthAndMetadata) {
@@ -262,7 +275,7 @@ TEST(Serve, BadRequestsAnswer4xxNamingTheField) {
 TEST(Serve, FullQueueAnswers503WithRetryAfter) {
   ServerOptions o;
   o.queue = 1;
-  o.max_delay_us = 400000;  // the first request waits in the queue this long
+  o.max_delay_us = 2000000;  // the first request waits in the queue up to this long
   RunningServer s({models().cnn}, o);
   Tensor x = randn({1, 1, 12, 12});
   int first = 0;
@@ -270,7 +283,7 @@ TEST(Serve, FullQueueAnswers503WithRetryAfter) {
     auto r = s.client().Post("/v2/models/cnn/infer", infer_body(x), "application/json");
     if (r) first = r->status;
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_TRUE(wait_for_queue_depth(s, "cnn", 1));
   auto r = s.client().Post("/v2/models/cnn/infer", infer_body(x), "application/json");
   t.join();
   ASSERT_TRUE(r);
@@ -319,7 +332,7 @@ TEST(Serve, TwoModelsAtOnce) {
 
 TEST(Serve, StopFinishesTheRequestInFlight) {
   ServerOptions o;
-  o.max_delay_us = 300000;  // in flight while stop() runs
+  o.max_delay_us = 500000;  // in flight while stop() runs
   RunningServer s({models().cnn}, o);
   runtime::Session ref(models().cnn);
   Tensor x = randn({2, 1, 12, 12});
@@ -329,7 +342,7 @@ TEST(Serve, StopFinishesTheRequestInFlight) {
     auto r = s.client().Post("/v2/models/cnn/infer", infer_body(x), "application/json");
     if (r) status = r->status, body = r->body;
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_TRUE(wait_for_queue_depth(s, "cnn", 1));
   s.stop();  // returns once serve() has returned
   t.join();
   ASSERT_EQ(status, 200) << body;
