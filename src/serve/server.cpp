@@ -127,10 +127,10 @@ void Server::Impl::routes() {
   });
   // Every answer, including httplib's own 404 and 413, is counted here.
   http.set_logger([this](const httplib::Request&, const httplib::Response& res) { metrics.count_request(res.status); });
-  http.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+  http.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;
     if (res.status == 413)
-      send_error(res, 413, "request body larger than --max-body");
+      send_error(res, 413, fmt::format("request body larger than --max-body ({} bytes)", options.max_body));
     else if (res.status == 404)
       send_error(res, 404, fmt::format("no route {} {}", req.method, req.path));
   });

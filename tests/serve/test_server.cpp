@@ -143,6 +143,17 @@ TEST(Serve, HealthAndMetadata) {
   r = c.Get("/v2/models/fixed");
   ASSERT_TRUE(r);
   EXPECT_EQ(json::parse(r->body).at("inputs").at(0).at("shape"), json::parse("[2,1,12,12]"));
+  r = c.Get("/v2/models/fixed/ready");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(json::parse(r->body), json::parse(R"({"name":"fixed","ready":true})"));
+  r = c.Get("/v2");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(json::parse(r->body).at("name"), "ember");
+  r = c.Get("/v2/nothing");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 404);
+  EXPECT_EQ(json::parse(r->body).at("error"), "no route GET /v2/nothing");
 }
 
 TEST(Serve, InferJsonEqualsSessionRun) {
@@ -243,7 +254,7 @@ TEST(Serve, BadRequestsAnswer4xxNamingTheField) {
       {infer, R"({"inputs":[{"name":"image","shape":[1,1,12,12],"datatype":"FP32","data":[)" + ones_143 + "1e300]}]}",
        400, "data[143] = 1e+300 is out of range"},
       {infer, R"({"inputs":[]})", 400, "missing input 'image' (FP32 with shape [-1, 1, 12, 12])"},
-      {infer, infer_body(randn({40, 1, 12, 12})), 413, "larger than --max-body"},
+      {infer, infer_body(randn({40, 1, 12, 12})), 413, "larger than --max-body (65536 bytes)"},
   };
   for (const ErrorCase& e : cases) {
     auto r = c.Post(e.path, e.body, "application/json");
