@@ -6,7 +6,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <map>
 
@@ -182,47 +184,128 @@ json model_metadata(const std::string& name, const Signature& sig) {
           {"outputs", tensors(sig.output_names, sig.output_types)}};
 }
 
-std::vector<Tensor> parse_infer_request(const std::string& body, const Signature& sig) {
-  json req = json::parse(body, nullptr, /*allow_exceptions=*/false);
+namespace {
+
+// The binary tensor data extension: the body is the JSON header followed by
+// the inputs' raw bytes (little-endian, row-major) in the order they are listed.
+struct BinaryCursor {
+  std::string_view bytes;
+  size_t offset = 0;
+};
+
+Tensor read_binary(const json& size, ScalarType dtype, const std::vector<int64_t>& shape, int64_t numel,
+                   BinaryCursor* binary, const std::string& field) {
+  if (!binary) bad_request(field + ": binary_data_size given without an Inference-Header-Content-Length header");
+  if (!size.is_number_unsigned()) bad_request(field + ".parameters.binary_data_size: expected a byte count");
+  const size_t want = static_cast<size_t>(numel) * element_size(dtype);
+  if (size.get<uint64_t>() != want)
+    bad_request(fmt::format("{}.parameters.binary_data_size: shape {} of {} needs {} bytes, got {}", field,
+                            shape_str(shape), datatype_name(dtype), want, size.get<uint64_t>()));
+  if (binary->bytes.size() - binary->offset < want)
+    bad_request(fmt::format("{}: the body ends {} bytes into this tensor's {}", field,
+                            binary->bytes.size() - binary->offset, want));
+  Tensor t = empty(shape, dtype);
+  std::memcpy(t.data_ptr(), binary->bytes.data() + binary->offset, want);
+  binary->offset += want;
+  return t;
+}
+
+// One entry of "inputs": its index in the signature and its tensor.
+std::pair<size_t, Tensor> read_input(const json& in, size_t k, const Signature& sig,
+                                     std::map<std::string, int64_t>& symbols, BinaryCursor* binary) {
+  std::string field = fmt::format("inputs[{}]", k);
+  if (!in.is_object()) bad_request(field + ": expected an object with name, shape, datatype and data");
+  const json& name = member(in, "name", field);
+  if (!name.is_string()) bad_request(field + ".name: expected a string");
+  auto pos = std::find(sig.input_names.begin(), sig.input_names.end(), name.get<std::string>());
+  if (pos == sig.input_names.end())
+    bad_request(fmt::format("{}.name: unknown input '{}'; the model's inputs are {}", field, name.get<std::string>(),
+                            fmt::join(sig.input_names, ", ")));
+  size_t i = static_cast<size_t>(pos - sig.input_names.begin());
+  field = fmt::format("inputs[{}] ('{}')", k, sig.input_names[i]);
+  const jit::TensorType& type = sig.input_types[i];
+  const json& datatype = member(in, "datatype", field);
+  if (datatype != datatype_name(type.dtype))
+    bad_request(fmt::format("{}.datatype: expected \"{}\", got {}", field, datatype_name(type.dtype), datatype.dump()));
+  std::vector<int64_t> shape = parse_shape(member(in, "shape", field), field);
+  check_shape(shape, type, field, symbols);
+  int64_t numel = 1;
+  for (int64_t s : shape)
+    if (__builtin_mul_overflow(numel, s, &numel)) bad_request(fmt::format("{}.shape: {} is too large", field, shape_str(shape)));
+  auto params = in.find("parameters");
+  if (params != in.end() && params->is_object() && params->contains("binary_data_size"))
+    return {i, read_binary(params->at("binary_data_size"), type.dtype, shape, numel, binary, field)};
+  std::vector<const json*> leaves;
+  flatten(member(in, "data", field), shape.size() + 1, leaves, field + ".data");
+  if (static_cast<int64_t>(leaves.size()) != numel)
+    bad_request(fmt::format("{}.data: shape {} needs {} values, got {}", field, shape_str(shape), numel, leaves.size()));
+  return {i, make_tensor(type.dtype, leaves, shape, field + ".data")};
+}
+
+// Whether the request asks for binary outputs (for all of them: Ember does
+// not mix JSON and binary outputs in one response).
+bool wants_binary_output(const json& req) {
+  auto flag = [](const json& obj, const char* key) {
+    auto p = obj.find("parameters");
+    return p != obj.end() && p->is_object() && p->value(key, json(false)) == json(true);
+  };
+  if (flag(req, "binary_data_output")) return true;
+  auto outputs = req.find("outputs");
+  if (outputs == req.end() || !outputs->is_array()) return false;
+  return std::any_of(outputs->begin(), outputs->end(),
+                     [&](const json& o) { return o.is_object() && flag(o, "binary_data"); });
+}
+
+}  // namespace
+
+InferRequest parse_infer(const std::string& body, const Signature& sig, std::optional<size_t> json_length) {
+  if (json_length && *json_length > body.size())
+    bad_request(fmt::format("Inference-Header-Content-Length {} exceeds the body's {} bytes", *json_length, body.size()));
+  std::string_view text = json_length ? std::string_view(body).substr(0, *json_length) : std::string_view(body);
+  BinaryCursor cursor{json_length ? std::string_view(body).substr(*json_length) : std::string_view()};
+  json req = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (req.is_discarded()) bad_request("malformed JSON in the request body");
   if (!req.is_object()) bad_request("the request body must be a JSON object with \"inputs\"");
   const json& inputs = member(req, "inputs", "request");
   if (!inputs.is_array()) bad_request("inputs: expected an array of tensors");
-  std::vector<Tensor> out(sig.input_names.size());
+  InferRequest out;
+  out.inputs.resize(sig.input_names.size());
   std::map<std::string, int64_t> symbols;
   for (size_t k = 0; k < inputs.size(); ++k) {
-    const json& in = inputs[k];
-    std::string field = fmt::format("inputs[{}]", k);
-    if (!in.is_object()) bad_request(field + ": expected an object with name, shape, datatype and data");
-    const json& name = member(in, "name", field);
-    if (!name.is_string()) bad_request(field + ".name: expected a string");
-    auto pos = std::find(sig.input_names.begin(), sig.input_names.end(), name.get<std::string>());
-    if (pos == sig.input_names.end())
-      bad_request(fmt::format("{}.name: unknown input '{}'; the model's inputs are {}", field, name.get<std::string>(),
-                              fmt::join(sig.input_names, ", ")));
-    size_t i = static_cast<size_t>(pos - sig.input_names.begin());
-    field = fmt::format("inputs[{}] ('{}')", k, sig.input_names[i]);
-    if (out[i].defined()) bad_request(field + ": given twice");
-    const jit::TensorType& type = sig.input_types[i];
-    const json& datatype = member(in, "datatype", field);
-    if (datatype != datatype_name(type.dtype))
-      bad_request(fmt::format("{}.datatype: expected \"{}\", got {}", field, datatype_name(type.dtype), datatype.dump()));
-    std::vector<int64_t> shape = parse_shape(member(in, "shape", field), field);
-    check_shape(shape, type, field, symbols);
-    std::vector<const json*> leaves;
-    flatten(member(in, "data", field), shape.size() + 1, leaves, field + ".data");
-    int64_t numel = 1;
-    for (int64_t s : shape)
-      if (__builtin_mul_overflow(numel, s, &numel)) bad_request(fmt::format("{}.shape: {} is too large", field, shape_str(shape)));
-    if (static_cast<int64_t>(leaves.size()) != numel)
-      bad_request(fmt::format("{}.data: shape {} needs {} values, got {}", field, shape_str(shape), numel, leaves.size()));
-    out[i] = make_tensor(type.dtype, leaves, shape, field + ".data");
+    auto [i, t] = read_input(inputs[k], k, sig, symbols, json_length ? &cursor : nullptr);
+    if (out.inputs[i].defined()) bad_request(fmt::format("inputs[{}] ('{}'): given twice", k, sig.input_names[i]));
+    out.inputs[i] = std::move(t);
   }
-  for (size_t i = 0; i < out.size(); ++i)
-    if (!out[i].defined())
+  for (size_t i = 0; i < out.inputs.size(); ++i)
+    if (!out.inputs[i].defined())
       bad_request(fmt::format("inputs: missing input '{}' ({} with shape {})", sig.input_names[i],
                               datatype_name(sig.input_types[i].dtype), shape_str(protocol_shape(sig.input_types[i]))));
+  if (cursor.offset != cursor.bytes.size())
+    bad_request(fmt::format("{} bytes after the last binary input", cursor.bytes.size() - cursor.offset));
+  out.binary_output = wants_binary_output(req);
   return out;
+}
+
+std::vector<Tensor> parse_infer_request(const std::string& body, const Signature& sig) {
+  return parse_infer(body, sig).inputs;
+}
+
+BinaryResponse infer_response_binary(const std::string& model, const Signature& sig, const std::vector<Tensor>& outputs) {
+  json header = infer_response(model, sig, {});
+  BinaryResponse r;
+  std::string data;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    Tensor t = outputs[i].contiguous();
+    size_t n = static_cast<size_t>(t.numel()) * element_size(t.dtype());
+    std::vector<int64_t> shape(t.sizes().begin(), t.sizes().end());
+    header["outputs"].push_back({{"name", sig.output_names.at(i)}, {"datatype", datatype_name(t.dtype())},
+                                 {"shape", shape}, {"parameters", {{"binary_data_size", n}}}});
+    data.append(static_cast<const char*>(t.data_ptr()), n);
+  }
+  r.body = header.dump();
+  r.json_length = r.body.size();
+  r.body += data;
+  return r;
 }
 
 json infer_response(const std::string& model, const Signature& sig, const std::vector<Tensor>& outputs) {

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -38,10 +39,27 @@ std::vector<int64_t> protocol_shape(const jit::TensorType& t);
 
 nlohmann::json model_metadata(const std::string& name, const Signature& sig);
 
-// The request's input tensors in signature order. Throws HttpError(400)
-// naming the field and, for a shape, the expected one.
+struct InferRequest {
+  std::vector<Tensor> inputs;  // in signature order
+  bool binary_output = false;  // answer with infer_response_binary
+};
+
+// The request's inputs checked against the signature; throws HttpError(400)
+// naming the field and, for a shape, the expected one. With json_length (the
+// Inference-Header-Content-Length header), the body is that much JSON
+// followed by the binary data of inputs that give parameters.binary_data_size.
+InferRequest parse_infer(const std::string& body, const Signature& sig, std::optional<size_t> json_length = {});
+// JSON bodies only: parse_infer(body, sig).inputs.
 std::vector<Tensor> parse_infer_request(const std::string& body, const Signature& sig);
 
 nlohmann::json infer_response(const std::string& model, const Signature& sig, const std::vector<Tensor>& outputs);
+
+// The binary data extension's answer: the JSON header (each output with
+// parameters.binary_data_size instead of data), then the outputs' bytes.
+struct BinaryResponse {
+  std::string body;
+  size_t json_length = 0;  // the Inference-Header-Content-Length header
+};
+BinaryResponse infer_response_binary(const std::string& model, const Signature& sig, const std::vector<Tensor>& outputs);
 
 }  // namespace ember::serve

@@ -51,6 +51,15 @@ void send_error(httplib::Response& res, int status, const std::string& message) 
   if (status == 503) res.set_header("Retry-After", "1");
 }
 
+// The binary data extension's header: where the JSON part of the body ends.
+std::optional<size_t> json_length(const httplib::Request& req) {
+  if (!req.has_header("Inference-Header-Content-Length")) return std::nullopt;
+  const std::string v = req.get_header_value("Inference-Header-Content-Length");
+  if (v.empty() || v.size() > 18 || v.find_first_not_of("0123456789") != std::string::npos)
+    throw HttpError(400, fmt::format("Inference-Header-Content-Length: expected a byte count, got '{}'", v));
+  return std::stoull(v);
+}
+
 }  // namespace
 
 void Server::Impl::load(const std::vector<std::string>& paths) {
@@ -77,8 +86,8 @@ ModelWorker& Server::Impl::model(const std::string& name) {
 void Server::Impl::infer(const httplib::Request& req, httplib::Response& res) {
   auto start = std::chrono::steady_clock::now();
   ModelWorker& m = model(req.matches[1]);
-  std::vector<Tensor> inputs = parse_infer_request(req.body, m.signature());
-  std::future<std::vector<Tensor>> result = m.submit(std::move(inputs));
+  InferRequest request = parse_infer(req.body, m.signature(), json_length(req));
+  std::future<std::vector<Tensor>> result = m.submit(std::move(request.inputs));
   // The request stays queued and still runs: the batcher has no way to take
   // back rows it may already have merged, and the run is cheap to discard.
   if (result.wait_for(std::chrono::milliseconds(options.timeout_ms)) != std::future_status::ready)
@@ -90,7 +99,14 @@ void Server::Impl::infer(const httplib::Request& req, httplib::Response& res) {
     // The signature check passed, so this is a shape the graph itself rejects.
     throw HttpError(400, e.what());
   }
-  send_json(res, 200, infer_response(m.name(), m.signature(), outputs));
+  if (request.binary_output) {
+    BinaryResponse b = infer_response_binary(m.name(), m.signature(), outputs);
+    res.status = 200;
+    res.set_header("Inference-Header-Content-Length", std::to_string(b.json_length));
+    res.set_content(b.body, "application/octet-stream");
+  } else {
+    send_json(res, 200, infer_response(m.name(), m.signature(), outputs));
+  }
   metrics.observe_latency(m.name(), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
 }
 

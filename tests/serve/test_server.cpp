@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstring>
 #include <filesystem>
 #include <regex>
 #include <thread>
@@ -210,6 +211,63 @@ TEST(Serve, ConcurrentClientsGetTheirOwnRows) {
   std::smatch runs;
   ASSERT_TRUE(std::regex_search(m->body, runs, std::regex("ember_batch_size_count\\{model=\"cnn\"\\} (\\d+)")));
   EXPECT_LT(std::stoi(runs[1]), kClients * kRequests) << m->body;
+}
+
+// The binary data extension: the header JSON, then the input's raw floats.
+httplib::Result post_binary(httplib::Client& c, const Tensor& x, size_t declared_bytes, const std::string& extra = "") {
+  std::vector<int64_t> shape(x.sizes().begin(), x.sizes().end());
+  json header = {{"inputs", json::array({{{"name", "image"}, {"shape", shape}, {"datatype", "FP32"},
+                                          {"parameters", {{"binary_data_size", declared_bytes}}}}})},
+                 {"outputs", json::array({{{"name", "logits"}, {"parameters", {{"binary_data", true}}}}})}};
+  std::string body = header.dump();
+  httplib::Headers h = {{"Inference-Header-Content-Length", std::to_string(body.size())}};
+  body.append(static_cast<const char*>(x.data_ptr()), static_cast<size_t>(x.numel()) * sizeof(float));
+  return c.Post("/v2/models/cnn/infer", h, body + extra, "application/octet-stream");
+}
+
+TEST(Serve, BinaryDataExtension) {
+  RunningServer s({models().cnn}, {});
+  runtime::Session ref(models().cnn);
+  httplib::Client c = s.client();
+  Tensor x = randn({3, 1, 12, 12});
+  auto r = post_binary(c, x, 3 * 144 * 4);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  size_t n = std::stoul(r->get_header_value("Inference-Header-Content-Length"));
+  json header = json::parse(r->body.substr(0, n));
+  const json& out = header.at("outputs").at(0);
+  EXPECT_EQ(out.at("shape"), json::parse("[3,5]"));
+  EXPECT_EQ(out.at("parameters").at("binary_data_size"), 3 * 5 * 4);
+  ASSERT_EQ(r->body.size(), n + 3 * 5 * 4);
+  Tensor want = ref.run(std::vector<Tensor>{x})[0];
+  EXPECT_EQ(std::memcmp(r->body.data() + n, want.data_ptr(), 3 * 5 * 4), 0);  // bitwise
+  struct Bad {
+    size_t declared;
+    std::string extra, message;
+  };
+  for (const Bad& b : {Bad{100, "", "binary_data_size: shape [3, 1, 12, 12] of FP32 needs 1728 bytes, got 100"},
+                       Bad{1728, "xy", "2 bytes after the last binary input"}}) {
+    r = post_binary(c, x, b.declared, b.extra);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 400);
+    EXPECT_NE(r->body.find(b.message), std::string::npos) << r->body;
+  }
+  r = post_binary(c, x.narrow(0, 0, 1).contiguous(), 3 * 144 * 4);  // declares more than the body holds
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400);
+  EXPECT_NE(r->body.find("needs 576 bytes, got 1728"), std::string::npos) << r->body;
+  for (const char* length : {"abc", "99999999"}) {
+    r = c.Post("/v2/models/cnn/infer", {{"Inference-Header-Content-Length", length}}, "{}", "application/json");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 400) << length;
+    EXPECT_NE(r->body.find("Inference-Header-Content-Length"), std::string::npos) << r->body;
+  }
+  // binary_data_size in a plain JSON body.
+  std::string body = R"({"inputs":[{"name":"image","shape":[1,1,12,12],"datatype":"FP32","parameters":{"binary_data_size":576}}]})";
+  r = c.Post("/v2/models/cnn/infer", body, "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400);
+  EXPECT_NE(r->body.find("without an Inference-Header-Content-Length header"), std::string::npos) << r->body;
 }
 
 struct ErrorCase {
