@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,6 +59,8 @@ using Attr = TraceAttr;
 // Value ids index Graph::values; kNoValue marks an absent optional input or output.
 constexpr int kNoValue = -1;
 
+struct Graph;
+
 struct Node {
   std::string kind;         // an ops.def name ("conv2d", "add") or "as_strided"
   std::vector<int> inputs;  // may hold kNoValue (absent optional input)
@@ -71,6 +74,12 @@ struct Node {
     std::vector<std::string> exprs;
   };
   std::vector<SymAttr> sym_attrs;
+  // The sub-graphs of a control-flow node (Note [control flow] in
+  // src/jit/ir/control_flow.cpp): "cond" {then, else}, "while_loop" {cond,
+  // body}; empty for every other kind. Immutable and shared: copying a node
+  // (a pass copying its graph) shares them; a pass that rewrites one makes a
+  // new Graph.
+  std::vector<std::shared_ptr<const Graph>> subgraphs;
 
   const AttrValue* find(const std::string& name) const;
   // Typed reads: missing or mistyped attributes throw naming the node and attribute.
@@ -122,11 +131,17 @@ struct Graph {
 // Throws with `what` (a file name, "trace") and the problem when the graph is
 // not well formed: a value used before it is defined or defined twice, an id
 // out of range, an unknown op kind, a constant whose tensor does not match its
-// value's type.
+// value's type, a control-flow node whose sub-graphs do not fit it (checked
+// recursively).
 void check_graph(const Graph& g, const std::string& what = "graph");
 
-// Node kinds the interpreter can run.
+// Node kinds the interpreter can run: ops.def rows, "as_strided", "cond", "while_loop".
 bool is_known_kind(const std::string& kind);
+
+// "cond" and "while_loop": the kinds that hold sub-graphs.
+bool is_control_flow(const std::string& kind);
+// The names of a control-flow kind's sub-graphs, in order ({"then", "else"}, {"cond", "body"}).
+std::vector<std::string> subgraph_names(const std::string& kind);
 
 std::string attr_str(const AttrValue& v);
 

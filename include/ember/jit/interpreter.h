@@ -19,7 +19,8 @@ namespace ember::jit {
 // keeps that work between runs.
 std::vector<Tensor> run(const Graph& g, const std::vector<Tensor>& inputs);
 
-// Whether run() has a replay for this node kind (an ops.def name or "as_strided").
+// Whether run() has a replay for this node kind (an ops.def name, "as_strided",
+// "cond" or "while_loop").
 bool interpreter_supports(const std::string& kind);
 
 // Throws naming the input, the expected type (with symbolic dims) and what it got.
@@ -31,7 +32,9 @@ SymbolValues bind_symbols(const Graph& g, const std::vector<Tensor>& inputs);
 // symbolic attributes evaluated, every value's sizes, and the memory plan
 // with its arena (allocated once). A steady-state run() allocates only the
 // tensors it returns, and outputs of the few ops that allocate their own
-// (batch_norm_apply, index_select, cat; see writes_into_given_outputs).
+// (batch_norm_apply, index_select, cat, cond, while_loop; see
+// writes_into_given_outputs). The sub-graphs of control-flow nodes are
+// prepared with it, for the same binding (Note [control flow]).
 // Not thread-safe: a thread runs its own (runtime::Session keeps a pool).
 // The graph must outlive it.
 class PreparedGraph {

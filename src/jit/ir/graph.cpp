@@ -17,6 +17,7 @@
 #include <set>
 
 #include "core/op_registry.h"
+#include "jit/ir/control_flow.h"
 
 namespace ember::jit {
 
@@ -232,6 +233,26 @@ std::vector<std::pair<std::string, int64_t>> Graph::op_counts() const {
   return {m.begin(), m.end()};
 }
 
+namespace {
+// A control-flow node's sub-graphs, indented under it.
+std::string subgraphs_str(const Node& n) {
+  std::string s;
+  const std::vector<std::string> names = subgraph_names(n.kind);
+  for (size_t k = 0; k < n.subgraphs.size(); ++k) {
+    s += fmt::format("  {} {{\n", k < names.size() ? names[k] : fmt::format("sub-graph {}", k));
+    const std::string body = n.subgraphs[k] ? n.subgraphs[k]->str() : std::string("(null)\n");
+    for (size_t at = 0; at < body.size();) {
+      const size_t eol = body.find('\n', at);
+      const size_t end = eol == std::string::npos ? body.size() : eol + 1;
+      s += "    " + body.substr(at, end - at);
+      at = end;
+    }
+    s += "  }\n";
+  }
+  return s;
+}
+}  // namespace
+
 std::string Graph::str() const {
   std::string s;
   auto vname = [](int v) { return v == kNoValue ? std::string("_") : fmt::format("%{}", v); };
@@ -253,6 +274,7 @@ std::string Graph::str() const {
     s += fmt::format("{} = {}({}){}{}\n", fmt::join(outs, ", "), n.kind, fmt::join(ins, ", "),
                      attrs.empty() ? "" : fmt::format(" {{{}}}", fmt::join(attrs, ", ")),
                      n.scope.empty() ? "" : fmt::format("  # {}", n.scope));
+    s += subgraphs_str(n);
   }
   for (const NamedValue& out : outputs) s += fmt::format("output {} = {}\n", out.name, vname(out.value));
   return s;
@@ -260,7 +282,7 @@ std::string Graph::str() const {
 
 bool is_known_kind(const std::string& kind) {
   static const std::set<std::string> kinds = [] {
-    std::set<std::string> k{"as_strided"};
+    std::set<std::string> k{"as_strided", "cond", "while_loop"};
     for (int i = 0; i < kNumOps; ++i) k.insert(std::string(op_name(static_cast<Op>(i))));
     return k;
   }();
@@ -316,6 +338,7 @@ void check_graph(const Graph& g, const std::string& what) {
       EMBER_CHECK(n.find(sa.name), "{}: {}: symbolic attribute '{}' has no traced value", what, where, sa.name);
       for (const std::string& e : sa.exprs) parse_in(e, what);
     }
+    check_control_flow(g, n, fmt::format("{}: {}", what, where));
   }
   for (const Value& v : g.values)
     for (const Dim& d : v.type.shape)

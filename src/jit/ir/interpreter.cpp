@@ -22,6 +22,7 @@
 #include "ember/ops/activation.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/indexing.h"
+#include "jit/ir/control_flow.h"
 #include "kernels/kernel_types.h"
 #include "kernels/nn.h"
 #include "kernels/reduce.h"
@@ -566,7 +567,7 @@ std::string signature(const TensorType& t) {
 }  // namespace
 
 bool interpreter_supports(const std::string& kind) {
-  if (kind == "as_strided") return true;
+  if (kind == "as_strided" || is_control_flow(kind)) return true;
   auto it = table().ops.find(kind);
   if (it == table().ops.end()) return false;
   switch (it->second) {
@@ -645,6 +646,7 @@ struct PreparedGraph::State {
   std::vector<Tensor> given;                    // per value: a view of the arena, or undefined
   std::vector<Tensor> env, in, out;             // reused between runs
   ScratchPool scratch;                          // the kernels' per-call scratch, kept (Note [kernel scratch])
+  std::vector<std::vector<PreparedGraph>> subs;  // per node: its sub-graphs, prepared (Note [control flow])
 };
 
 PreparedGraph::PreparedGraph(const Graph& g, SymbolValues symbols) : s_(std::make_unique<State>()) {
@@ -675,6 +677,9 @@ PreparedGraph::PreparedGraph(const Graph& g, SymbolValues symbols) : s_(std::mak
     }
   }
   s.env.resize(g.values.size());
+  s.subs.resize(g.nodes.size());
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    for (const std::shared_ptr<const Graph>& sub : g.nodes[i].subgraphs) s.subs[i].emplace_back(*sub, s.syms);
 }
 
 PreparedGraph::~PreparedGraph() = default;
@@ -687,9 +692,14 @@ const MemoryPlan& PreparedGraph::memory_plan() const { return s_->plan; }
 std::vector<Tensor> PreparedGraph::run(const std::vector<Tensor>& inputs) {
   State& s = *s_;
   const Graph& g = *s.g;
-  const SymbolValues syms = bind_symbols(g, inputs);
-  EMBER_CHECK(syms == s.syms, "run: these inputs bind the symbolic dims differently from what the graph was "
-                              "prepared for");
+  // A sub-graph's inputs may bind only some of the symbols it was prepared
+  // with (its enclosing graph's binding); a top-level graph's bind them all.
+  for (const auto& [name, value] : bind_symbols(g, inputs)) {
+    auto it = s.syms.find(name);
+    EMBER_CHECK(it != s.syms.end() && it->second == value,
+                "run: these inputs bind the symbolic dims differently from what the graph was prepared for ({} = {})",
+                name, value);
+  }
   TraceHookPause pause;
   NoGradGuard no_grad;
   ScratchScope scratch(&s.scratch);
@@ -710,7 +720,8 @@ std::vector<Tensor> PreparedGraph::run(const std::vector<Tensor>& inputs) {
     s.out.clear();
     Ctx c{g, s.sizes, s.given, n, i, s.in, s.out};
     for (int v : n.inputs) c.in.push_back(v == kNoValue ? Tensor() : s.env.at(static_cast<size_t>(v)));
-    dispatch(c);
+    if (is_control_flow(n.kind)) c.out = run_control_flow(n, i, c.in, s.subs[i]);
+    else dispatch(c);
     if (c.out.size() != n.outputs.size()) bad(c, "produced the wrong number of outputs");
     for (size_t o = 0; o < n.outputs.size(); ++o) {
       if (n.outputs[o] == kNoValue) continue;

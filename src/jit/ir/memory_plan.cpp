@@ -36,6 +36,8 @@ bool is_elementwise(const std::string& kind) {
 
 bool writes_into_given_outputs(const std::string& kind) {
   if (kind == "as_strided" || kind == "batch_norm_apply" || kind == "index_select" || kind == "cat") return false;
+  // A control-flow node's outputs come from a nested run (Note [control flow]).
+  if (kind == "cond" || kind == "while_loop") return false;
   return true;
 }
 

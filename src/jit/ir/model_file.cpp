@@ -131,8 +131,34 @@ int value_id(const json& j, size_t nvalues, const std::string& source, bool allo
 
 }  // namespace
 
-std::string graph_to_json(const ModelFile& m) {
-  const Graph& g = m.graph;
+namespace {
+
+json graph_json(const Graph& g, bool top_level);
+
+json node_json(const Node& n) {
+  json attrs = json::object();
+  for (const Attr& a : n.attrs) attrs[a.name] = attr_json(a.value);
+  json node = {{"op", n.kind}, {"inputs", n.inputs}, {"outputs", n.outputs}, {"attrs", attrs}};
+  if (!n.scope.empty()) node["scope"] = n.scope;
+  if (!n.sym_attrs.empty()) {
+    json sym = json::object();
+    for (const Node::SymAttr& sa : n.sym_attrs) sym[sa.name] = sa.exprs;
+    node["sym_attrs"] = sym;
+  }
+  if (!n.subgraphs.empty()) {
+    json subs = json::array();
+    for (const std::shared_ptr<const Graph>& sub : n.subgraphs) {
+      EMBER_CHECK(sub, "save_model: a {} node has a missing sub-graph", n.kind);
+      subs.push_back(graph_json(*sub, false));
+    }
+    node["subgraphs"] = subs;
+  }
+  return node;
+}
+
+// values, inputs, outputs, constants (the top level only: sub-graphs hold
+// none, Note [control flow]) and nodes.
+json graph_json(const Graph& g, bool top_level) {
   json values = json::array();
   for (const Value& v : g.values) values.push_back(type_json(v.type));
   auto named = [](const std::vector<NamedValue>& list) {
@@ -140,33 +166,97 @@ std::string graph_to_json(const ModelFile& m) {
     for (const NamedValue& n : list) a.push_back({{"name", n.name}, {"value", n.value}});
     return a;
   };
-  json constants = json::array();
-  for (const Constant& c : g.constants)
-    constants.push_back({{"name", c.name}, {"value", c.value}, {"kind", kind_name(c.kind)}});
   json nodes = json::array();
-  for (const Node& n : g.nodes) {
-    json attrs = json::object();
-    for (const Attr& a : n.attrs) attrs[a.name] = attr_json(a.value);
-    json node = {{"op", n.kind}, {"inputs", n.inputs}, {"outputs", n.outputs}, {"attrs", attrs}};
-    if (!n.scope.empty()) node["scope"] = n.scope;
-    if (!n.sym_attrs.empty()) {
-      json sym = json::object();
-      for (const Node::SymAttr& sa : n.sym_attrs) sym[sa.name] = sa.exprs;
-      node["sym_attrs"] = sym;
-    }
-    nodes.push_back(std::move(node));
+  for (const Node& n : g.nodes) nodes.push_back(node_json(n));
+  json j = {{"values", values}, {"inputs", named(g.inputs)}, {"outputs", named(g.outputs)}};
+  if (top_level) {
+    json constants = json::array();
+    for (const Constant& c : g.constants)
+      constants.push_back({{"name", c.name}, {"value", c.value}, {"kind", kind_name(c.kind)}});
+    j["constants"] = constants;
   }
+  j["nodes"] = nodes;
+  return j;
+}
+
+}  // namespace
+
+std::string graph_to_json(const ModelFile& m) {
   json j = {{"format", kFormatName},
             {"format_version", m.format_version},
             {"producer", m.producer.empty() ? fmt::format("ember {}", version()) : m.producer},
-            {"source", m.source},
-            {"values", values},
-            {"inputs", named(g.inputs)},
-            {"outputs", named(g.outputs)},
-            {"constants", constants},
-            {"nodes", nodes}};
+            {"source", m.source}};
+  j.update(graph_json(m.graph, true));
   return j.dump(1);
 }
+
+namespace {
+
+// Sub-graphs nest; a hostile file must not nest them deeply enough to exhaust the stack.
+constexpr int kMaxSubgraphDepth = 32;
+
+Graph graph_from(const json& j, const std::string& source, int depth);
+
+Node node_from(const json& n, size_t nv, const std::string& source, int depth) {
+  Node node;
+  node.kind = n.at("op").get<std::string>();
+  if (!is_known_kind(node.kind)) fail(source, fmt::format("unknown op '{}' (written by a newer Ember?)", node.kind));
+  for (const json& v : n.at("inputs")) node.inputs.push_back(value_id(v, nv, source, true));
+  for (const json& v : n.at("outputs")) node.outputs.push_back(value_id(v, nv, source, true));
+  for (auto it = n.at("attrs").begin(); it != n.at("attrs").end(); ++it)
+    node.attrs.push_back({it.key(), attr_from(it.value(), fmt::format("{} attribute '{}'", source, it.key()))});
+  if (n.contains("scope")) node.scope = n.at("scope").get<std::string>();
+  if (n.contains("sym_attrs"))
+    for (auto it = n.at("sym_attrs").begin(); it != n.at("sym_attrs").end(); ++it)
+      node.sym_attrs.push_back({it.key(), it.value().get<std::vector<std::string>>()});
+  if (n.contains("subgraphs")) {
+    if (depth >= kMaxSubgraphDepth) fail(source, fmt::format("sub-graphs nested deeper than {}", kMaxSubgraphDepth));
+    const std::vector<std::string> names = subgraph_names(node.kind);
+    size_t k = 0;
+    for (const json& sub : n.at("subgraphs")) {
+      const std::string where = fmt::format("{} ({}) sub-graph {}{}", source, node.kind, k,
+                                            k < names.size() ? fmt::format(" ('{}')", names[k]) : std::string());
+      node.subgraphs.push_back(std::make_shared<const Graph>(graph_from(sub, where, depth + 1)));
+      ++k;
+    }
+  }
+  return node;
+}
+
+// `source` names the graph in errors ("model.ember", "model.ember: node 3 (cond) sub-graph 0 ('then')");
+// depth 0 is the top level.
+Graph graph_from(const json& j, const std::string& source, int depth) {
+  if (!j.is_object()) fail(source, fmt::format("a graph must be a JSON object, got {}", j.type_name()));
+  Graph g;
+  for (const json& v : j.at("values")) g.values.push_back({type_from(v, source)});
+  const size_t nv = g.values.size();
+  for (const json& in : j.at("inputs"))
+    g.inputs.push_back({in.at("name").get<std::string>(), value_id(in.at("value"), nv, source, false)});
+  for (const json& out : j.at("outputs"))
+    g.outputs.push_back({out.at("name").get<std::string>(), value_id(out.at("value"), nv, source, false)});
+  const json no_constants = json::array();
+  for (const json& c : depth == 0 ? j.at("constants") : j.value("constants", no_constants)) {
+    Constant k;
+    k.name = c.at("name").get<std::string>();
+    k.value = value_id(c.at("value"), nv, source, false);
+    const std::string kind = c.at("kind").get<std::string>();
+    if (kind == "parameter") k.kind = Constant::Kind::Parameter;
+    else if (kind == "buffer") k.kind = Constant::Kind::Buffer;
+    else if (kind == "inline") k.kind = Constant::Kind::Inline;
+    else fail(source, fmt::format("constant '{}': unknown kind '{}'", k.name, kind));
+    g.constants.push_back(std::move(k));
+  }
+  if (depth > 0 && !g.constants.empty())
+    fail(source, "a sub-graph holds constants; sub-graphs take what they read from outside as inputs");
+  size_t index = 0;
+  for (const json& n : j.at("nodes")) {
+    g.nodes.push_back(node_from(n, nv, fmt::format("{}: node {}", source, index), depth));
+    ++index;
+  }
+  return g;
+}
+
+}  // namespace
 
 ModelFile graph_from_json(const std::string& text, const std::string& source) {
   json j;
@@ -186,41 +276,7 @@ ModelFile graph_from_json(const std::string& text, const std::string& source) {
                                m.format_version, version(), kModelFormatVersion));
     m.producer = j.at("producer").get<std::string>();
     if (j.contains("source")) m.source = j.at("source").get<std::map<std::string, std::string>>();
-    Graph& g = m.graph;
-    for (const json& v : j.at("values")) g.values.push_back({type_from(v, source)});
-    const size_t nv = g.values.size();
-    for (const json& in : j.at("inputs"))
-      g.inputs.push_back({in.at("name").get<std::string>(), value_id(in.at("value"), nv, source, false)});
-    for (const json& out : j.at("outputs"))
-      g.outputs.push_back({out.at("name").get<std::string>(), value_id(out.at("value"), nv, source, false)});
-    for (const json& c : j.at("constants")) {
-      Constant k;
-      k.name = c.at("name").get<std::string>();
-      k.value = value_id(c.at("value"), nv, source, false);
-      const std::string kind = c.at("kind").get<std::string>();
-      if (kind == "parameter") k.kind = Constant::Kind::Parameter;
-      else if (kind == "buffer") k.kind = Constant::Kind::Buffer;
-      else if (kind == "inline") k.kind = Constant::Kind::Inline;
-      else fail(source, fmt::format("constant '{}': unknown kind '{}'", k.name, kind));
-      g.constants.push_back(std::move(k));
-    }
-    size_t index = 0;
-    for (const json& n : j.at("nodes")) {
-      Node node;
-      node.kind = n.at("op").get<std::string>();
-      if (!is_known_kind(node.kind))
-        fail(source, fmt::format("node {}: unknown op '{}' (written by a newer Ember?)", index, node.kind));
-      for (const json& v : n.at("inputs")) node.inputs.push_back(value_id(v, nv, source, true));
-      for (const json& v : n.at("outputs")) node.outputs.push_back(value_id(v, nv, source, true));
-      for (auto it = n.at("attrs").begin(); it != n.at("attrs").end(); ++it)
-        node.attrs.push_back({it.key(), attr_from(it.value(), fmt::format("{}: node {} attribute '{}'", source, index, it.key()))});
-      if (n.contains("scope")) node.scope = n.at("scope").get<std::string>();
-      if (n.contains("sym_attrs"))
-        for (auto it = n.at("sym_attrs").begin(); it != n.at("sym_attrs").end(); ++it)
-          node.sym_attrs.push_back({it.key(), it.value().get<std::vector<std::string>>()});
-      g.nodes.push_back(std::move(node));
-      ++index;
-    }
+    m.graph = graph_from(j, source, 0);
   } catch (const json::exception& e) {
     fail(source, fmt::format("malformed graph JSON: {}", e.what()));
   }
