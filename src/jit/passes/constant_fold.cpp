@@ -12,7 +12,8 @@ Graph fold_constants(const Graph& in) {
   for (const Constant& c : g.constants) is_const[static_cast<size_t>(c.value)] = 1;
   std::vector<Node> kept;
   for (const Node& n : g.nodes) {
-    bool foldable = n.kind != "as_strided" && n.sym_attrs.empty() && !n.inputs.empty();
+    // Control flow is not folded: a loop over constants could run for ever at export.
+    bool foldable = n.kind != "as_strided" && n.subgraphs.empty() && n.sym_attrs.empty() && !n.inputs.empty();
     for (int v : n.inputs) foldable = foldable && (v == kNoValue || is_const[static_cast<size_t>(v)]);
     for (int v : n.outputs) foldable = foldable && (v == kNoValue || !passes_detail::has_symbolic_dim(g.type(v)));
     if (!foldable) {

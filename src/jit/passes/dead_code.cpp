@@ -39,6 +39,10 @@ Graph eliminate_dead_code(const Graph& g) {
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     if (!keep[i]) continue;
     Node n = g.nodes[i];
+    // A control-flow node is kept whole (its sub-graphs fix its signature);
+    // inside, each sub-graph loses its own dead code.
+    for (std::shared_ptr<const Graph>& sub : n.subgraphs)
+      if (sub) sub = std::make_shared<const Graph>(eliminate_dead_code(*sub));
     for (int& v : n.inputs) v = v == kNoValue ? kNoValue : remap[static_cast<size_t>(v)];
     for (int& v : n.outputs) v = map(v);
     out.nodes.push_back(std::move(n));

@@ -44,6 +44,11 @@ OptimizeResult optimize(const Graph& g, int level) {
     apply("fuse_activations", fuse_activations);
     apply("fuse_pooling", fuse_pooling);
   }
+  // Sub-graphs get the same passes; they hold no constants (Note [control
+  // flow]), so folding finds nothing in them, but identities and fusions do.
+  if (level >= 1)
+    for (Node& n : r.graph.nodes)
+      for (std::shared_ptr<const Graph>& sub : n.subgraphs) sub = std::make_shared<const Graph>(optimize(*sub, level).graph);
   check_graph(r.graph, "jit::optimize");
   return r;
 }

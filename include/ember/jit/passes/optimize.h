@@ -3,6 +3,8 @@
 //   1: safe rewrites: identity removal, constant folding, BatchNorm folded into
 //      the conv before it, DCE after each (numerics within fp32 rounding)
 //   2: level 1 + conv2d/matmul + activation fusion, conv2d + pooling fusion
+// The sub-graphs of cond / while_loop nodes are optimised at the same level
+// (their PassRecords are not listed).
 #pragma once
 
 #include <string>
