@@ -7,8 +7,11 @@
 // such integer is fitted as a sum of integer multiples of products of the
 // symbols ("72*batch", "8*batch*seq"), which covers flatten, transposes and
 // offsets of selects. The check point rejects anything that is not of that
-// form. What cannot be symbolic fails the trace by name:
-//  - a graph that changes structure (a loop over a dynamic dim: the RNN's steps);
+// form. The sub-graphs of control-flow nodes are fitted the same way, so
+// their shapes may follow the symbols too. What cannot be symbolic fails the
+// trace by name:
+//  - a graph that changes structure (a loop over a dynamic dim: the RNN's
+//    steps; jit::while_loop records such a loop once);
 //  - a non-integer attribute that changes (a mean's 1/n over a dynamic dim);
 //  - a constant that changes (arange over a dynamic dim), except constants of
 //    one repeated value (zeros, ones, full), which become fill nodes;
@@ -110,81 +113,107 @@ bool mentions(const TensorType& t, const std::string& symbol) {
   return false;
 }
 
-Graph combine(const std::vector<Graph>& graphs, const std::vector<SymbolValues>& points,
-              const std::vector<std::string>& names) {
-  const Graph& g0 = graphs[0];
-  Graph out = g0;
-  auto changes = [&](size_t p, const std::string& what) {
-    throw TracingError(fmt::format(
-        "trace: {} changes with the dynamic dims ({} vs {}): the forward depends on those sizes beyond the shapes "
-        "(a loop over them, a size-dependent branch or value, a size read once and passed as a constant); keep the dim "
-        "fixed, or express it with tensor ops",
-        what, point_str(points[0]), point_str(points[p])));
-  };
+[[noreturn]] void changes(const std::vector<SymbolValues>& points, size_t p, const std::string& what) {
+  throw TracingError(fmt::format(
+      "trace: {} changes with the dynamic dims ({} vs {}): the forward depends on those sizes beyond the shapes "
+      "(a loop over them, a size-dependent branch or value, a size read once and passed as a constant); keep the dim "
+      "fixed, or express it with tensor ops (a loop over a dim: jit::while_loop)",
+      what, point_str(points[0]), point_str(points[p])));
+}
+
+// The probe graphs have one structure: nodes, values' dtypes and ranks, constants.
+void check_same_structure(const std::vector<const Graph*>& graphs, const std::vector<SymbolValues>& points,
+                          const std::string& where) {
+  const Graph& g0 = *graphs[0];
   for (size_t p = 1; p < graphs.size(); ++p) {
-    const Graph& g = graphs[p];
+    const Graph& g = *graphs[p];
     if (g.values.size() != g0.values.size() || g.nodes.size() != g0.nodes.size() ||
         g.constants.size() != g0.constants.size() || g.inputs.size() != g0.inputs.size() ||
         g.outputs.size() != g0.outputs.size())
-      changes(p, fmt::format("the graph ({} vs {} nodes)", g0.nodes.size(), g.nodes.size()));
+      changes(points, p, fmt::format("{}the graph ({} vs {} nodes)", where, g0.nodes.size(), g.nodes.size()));
     for (size_t i = 0; i < g.nodes.size(); ++i) {
       const Node &a = g0.nodes[i], &b = g.nodes[i];
-      if (a.kind != b.kind || a.inputs != b.inputs || a.outputs != b.outputs || a.attrs.size() != b.attrs.size())
-        changes(p, fmt::format("node {} ({} vs {})", i, a.kind, b.kind));
+      if (a.kind != b.kind || a.inputs != b.inputs || a.outputs != b.outputs || a.attrs.size() != b.attrs.size() ||
+          a.subgraphs.size() != b.subgraphs.size())
+        changes(points, p, fmt::format("{}node {} ({} vs {})", where, i, a.kind, b.kind));
     }
     for (size_t i = 0; i < g.values.size(); ++i)
       if (g.values[i].type.dtype != g0.values[i].type.dtype ||
           g.values[i].type.shape.size() != g0.values[i].type.shape.size())
-        changes(p, fmt::format("the type of value %{}", i));
+        changes(points, p, fmt::format("{}the type of value %{}", where, i));
     for (size_t i = 0; i < g.constants.size(); ++i)
       if (g.constants[i].name != g0.constants[i].name || g.constants[i].value != g0.constants[i].value)
-        changes(p, fmt::format("constant {}", g0.constants[i].name));
+        changes(points, p, fmt::format("{}constant {}", where, g0.constants[i].name));
   }
-  // Shapes.
+}
+
+// Node i's attributes in `out`: integers fitted to the symbols, others the same at every point.
+void fit_attrs(Graph& out, size_t i, const std::vector<const Graph*>& graphs, const std::vector<SymbolValues>& points,
+               const std::vector<std::string>& names, const std::string& where) {
+  Node& n = out.nodes[i];
+  for (size_t a = 0; a < n.attrs.size(); ++a) {
+    const Attr& attr = n.attrs[a];
+    auto label = [&] { return fmt::format("{}attribute '{}' of node {} ({})", where, attr.name, i, n.kind); };
+    auto attr_at = [&](size_t p) -> const Attr& { return graphs[p]->nodes[i].attrs[a]; };
+    for (size_t p = 1; p < graphs.size(); ++p)
+      if (attr_at(p).name != attr.name || attr_at(p).value.index() != attr.value.index()) changes(points, p, label());
+    if (std::holds_alternative<int64_t>(attr.value)) {
+      std::vector<int64_t> vals;
+      for (size_t p = 0; p < graphs.size(); ++p) vals.push_back(std::get<int64_t>(attr_at(p).value));
+      SymExpr e = fit(names, points, vals, label);
+      if (!e.is_constant()) n.sym_attrs.push_back({attr.name, {e.str()}});
+    } else if (const auto* list = std::get_if<std::vector<int64_t>>(&attr.value)) {
+      std::vector<std::string> exprs;
+      bool symbolic = false;
+      for (size_t j = 0; j < list->size(); ++j) {
+        std::vector<int64_t> vals;
+        for (size_t p = 0; p < graphs.size(); ++p) {
+          const auto& l = std::get<std::vector<int64_t>>(attr_at(p).value);
+          if (l.size() != list->size()) changes(points, p, label());
+          vals.push_back(l[j]);
+        }
+        SymExpr e = fit(names, points, vals, label);
+        symbolic = symbolic || !e.is_constant();
+        exprs.push_back(e.is_constant() ? std::to_string((*list)[j]) : e.str());
+      }
+      if (symbolic) n.sym_attrs.push_back({attr.name, exprs});
+    } else {
+      for (size_t p = 1; p < graphs.size(); ++p)
+        if (attr_str(attr_at(p).value) != attr_str(attr.value))
+          changes(points, p, fmt::format("{} (a mean over a dynamic dim has a scale of 1/size)", label()));
+    }
+  }
+}
+
+// `out` (a copy of graphs[0]) with its shapes and integer attributes fitted
+// to the symbols; sub-graphs likewise, recursively. `where` prefixes labels.
+void fit_graph(Graph& out, const std::vector<const Graph*>& graphs, const std::vector<SymbolValues>& points,
+               const std::vector<std::string>& names, const std::string& where) {
+  check_same_structure(graphs, points, where);
   for (size_t v = 0; v < out.values.size(); ++v)
     for (size_t d = 0; d < out.values[v].type.shape.size(); ++d) {
       std::vector<int64_t> sizes;
-      for (const Graph& g : graphs) sizes.push_back(g.values[v].type.shape[d].size);
-      SymExpr e = fit(names, points, sizes, [&] { return fmt::format("dim {} of value %{}", d, v); });
+      for (const Graph* g : graphs) sizes.push_back(g->values[v].type.shape[d].size);
+      SymExpr e = fit(names, points, sizes, [&] { return fmt::format("{}dim {} of value %{}", where, d, v); });
       if (!e.is_constant()) out.values[v].type.shape[d].symbol = e.str();
     }
-  // Attributes.
   for (size_t i = 0; i < out.nodes.size(); ++i) {
+    fit_attrs(out, i, graphs, points, names, where);
     Node& n = out.nodes[i];
-    for (size_t a = 0; a < n.attrs.size(); ++a) {
-      const Attr& attr = n.attrs[a];
-      auto label = [&] { return fmt::format("attribute '{}' of node {} ({})", attr.name, i, n.kind); };
-      for (size_t p = 1; p < graphs.size(); ++p)
-        if (graphs[p].nodes[i].attrs[a].name != attr.name || graphs[p].nodes[i].attrs[a].value.index() != attr.value.index())
-          changes(p, label());
-      if (std::holds_alternative<int64_t>(attr.value)) {
-        std::vector<int64_t> vals;
-        for (const Graph& g : graphs) vals.push_back(std::get<int64_t>(g.nodes[i].attrs[a].value));
-        SymExpr e = fit(names, points, vals, label);
-        if (!e.is_constant()) n.sym_attrs.push_back({attr.name, {e.str()}});
-      } else if (const auto* list = std::get_if<std::vector<int64_t>>(&attr.value)) {
-        std::vector<std::string> exprs;
-        bool symbolic = false;
-        for (size_t j = 0; j < list->size(); ++j) {
-          std::vector<int64_t> vals;
-          for (size_t p = 0; p < graphs.size(); ++p) {
-            const auto& l = std::get<std::vector<int64_t>>(graphs[p].nodes[i].attrs[a].value);
-            if (l.size() != list->size()) changes(p, label());
-            vals.push_back(l[j]);
-          }
-          SymExpr e = fit(names, points, vals, label);
-          symbolic = symbolic || !e.is_constant();
-          exprs.push_back(e.is_constant() ? std::to_string((*list)[j]) : e.str());
-        }
-        if (symbolic) n.sym_attrs.push_back({attr.name, exprs});
-      } else {
-        for (size_t p = 1; p < graphs.size(); ++p)
-          if (attr_str(graphs[p].nodes[i].attrs[a].value) != attr_str(attr.value))
-            changes(p, fmt::format("{} (a mean over a dynamic dim has a scale of 1/size)", label()));
-      }
+    const std::vector<std::string> sub_names = subgraph_names(n.kind);
+    for (size_t k = 0; k < n.subgraphs.size(); ++k) {
+      std::vector<const Graph*> subs;
+      for (const Graph* g : graphs) subs.push_back(g->nodes[i].subgraphs[k].get());
+      Graph sub = *subs[0];
+      fit_graph(sub, subs, points, names,
+                fmt::format("{}node {} ({}) sub-graph '{}': ", where, i, n.kind, k < sub_names.size() ? sub_names[k] : "?"));
+      n.subgraphs[k] = std::make_shared<const Graph>(std::move(sub));
     }
   }
-  // Constants: fixed, or one repeated value over a symbolic shape (a fill node).
+}
+
+// Constants: fixed, or one repeated value over a symbolic shape (a fill node).
+void fill_constants(Graph& out, const std::vector<Graph>& graphs) {
   std::vector<Constant> kept;
   std::vector<Node> fills;
   for (size_t c = 0; c < out.constants.size(); ++c) {
@@ -218,10 +247,16 @@ Graph combine(const std::vector<Graph>& graphs, const std::vector<SymbolValues>&
   }
   out.constants = kept;
   out.nodes.insert(out.nodes.begin(), fills.begin(), fills.end());
-  // A view that fixes a size to a symbol's traced value although its input follows the symbol.
-  const SymbolValues& base = points[0];
+}
+
+// A view that fixes a size to a symbol's traced value although its input follows the symbol.
+void check_baked_views(const Graph& out, const SymbolValues& base, const std::string& where) {
   for (size_t i = 0; i < out.nodes.size(); ++i) {
     const Node& n = out.nodes[i];
+    const std::vector<std::string> sub_names = subgraph_names(n.kind);
+    for (size_t k = 0; k < n.subgraphs.size(); ++k)
+      check_baked_views(*n.subgraphs[k], base,
+                        fmt::format("{}node {} ({}) sub-graph '{}': ", where, i, n.kind, k < sub_names.size() ? sub_names[k] : "?"));
     if (n.kind != "as_strided") continue;
     std::vector<int64_t> sizes = n.attr_ints("sizes");
     std::vector<std::string> exprs(sizes.size());
@@ -237,12 +272,24 @@ Graph combine(const std::vector<Graph>& graphs, const std::vector<SymbolValues>&
         if (!d.is_symbolic() && d.size == value) ++fixed_in;
       if (fixed_out > fixed_in)
         throw TracingError(fmt::format(
-            "trace: a view (node {}{}) fixes a size to {}, the traced value of dynamic dim '{}', although its input "
-            "{} follows '{}': the forward passed a size it read once as a constant (e.g. view({{{}, -1}})); compute "
-            "it from the tensor (x.size(0)), or if the size really is fixed, trace with another example size",
-            i, n.scope.empty() ? "" : fmt::format(", in {}", n.scope), value, symbol, in.str(), symbol, value));
+            "trace: {}a view (node {}{}) fixes a size to {}, the traced value of dynamic dim '{}', although its "
+            "input {} follows '{}': the forward passed a size it read once as a constant (e.g. view({{{}, -1}})); "
+            "compute it from the tensor (x.size(0)), or if the size really is fixed, trace with another example "
+            "size",
+            where, i, n.scope.empty() ? "" : fmt::format(", in {}", n.scope), value, symbol, in.str(), symbol,
+            value));
     }
   }
+}
+
+Graph combine(const std::vector<Graph>& graphs, const std::vector<SymbolValues>& points,
+              const std::vector<std::string>& names) {
+  Graph out = graphs[0];
+  std::vector<const Graph*> all;
+  for (const Graph& g : graphs) all.push_back(&g);
+  fit_graph(out, all, points, names, "");
+  fill_constants(out, graphs);
+  check_baked_views(out, points[0], "");
   return out;
 }
 
