@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "ember/core/grad_graph.h"
+#include "ember/core/trace_hook.h"
 #include "ember/nn/init.h"
 #include "ember/ops/activation.h"
 #include "ember/ops/elementwise.h"
@@ -198,11 +199,19 @@ RNNBase::Result RNNBase::run(const Tensor& input, const Tensor& lengths, const T
     EMBER_CHECK(lengths.dtype() == kInt64 && lengths.dim() == 1 && lengths.size(0) == batch,
                 "{}: expected int64 lengths of shape [{}] (one per sequence), got {} of dtype {}", name, batch,
                 shape_str(lengths), to_string(lengths.dtype()));
-    std::vector<int64_t> lens = lengths.to_vector<int64_t>();
-    for (size_t b = 0; b < lens.size(); ++b)
-      EMBER_CHECK(lens[b] >= 1 && lens[b] <= steps, "{}: expected lengths in [1, {}] (the padded length), got {} at {}",
-                  name, steps, lens[b], b);
-    first_masked = *std::min_element(lens.begin(), lens.end());
+    if (trace_hook()) {
+      // Tracing: the lengths are a graph input, unknown here. Every step is
+      // masked (a mask that holds everywhere selects the new state, so the
+      // values are bitwise those of the eager shortcut) and the range check
+      // stays out of the graph.
+      first_masked = 0;
+    } else {
+      std::vector<int64_t> lens = lengths.to_vector<int64_t>();
+      for (size_t b = 0; b < lens.size(); ++b)
+        EMBER_CHECK(lens[b] >= 1 && lens[b] <= steps,
+                    "{}: expected lengths in [1, {}] (the padded length), got {} at {}", name, steps, lens[b], b);
+      first_masked = *std::min_element(lens.begin(), lens.end());
+    }
     Tensor lens_col = lengths.unsqueeze(1);
     for (int64_t t = first_masked; t < steps; ++t) masks.push_back(gt(lens_col, t));
   }

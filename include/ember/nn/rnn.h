@@ -44,7 +44,8 @@ struct RNNOptions {
 // the state, the reverse direction — which walks t = seq-1 .. 0 — starts
 // each sequence from h0 at its own last valid step, and the final state of
 // either direction is the one at the sequence's own length. Masking is only
-// done at steps where some sequence is inactive.
+// done at steps where some sequence is inactive; while tracing (the lengths
+// unknown to the host) every step is masked, with the same values.
 //
 // The forward overloads hide Module::forward(const Tensor&): an RNN returns
 // (output, state), not one tensor, so it cannot sit in a Sequential.
