@@ -9,6 +9,7 @@
 #include "ember/core/allocator.h"
 #include "ember/ember.h"
 #include "ember/jit/interpreter.h"
+#include "graph_test_util.h"
 #include "ember/jit/memory_plan.h"
 #include "ember/jit/passes/optimize.h"
 #include "ember/jit/trace.h"
@@ -18,13 +19,7 @@
 namespace ember::jit {
 namespace {
 
-Node node(std::string kind, std::vector<int> in, std::vector<int> out) {
-  Node n;
-  n.kind = std::move(kind);
-  n.inputs = std::move(in);
-  n.outputs = std::move(out);
-  return n;
-}
+using testing::node;
 
 Node view(int in, int out, std::vector<int64_t> sizes, std::vector<int64_t> strides) {
   Node n = node("as_strided", {in}, {out});

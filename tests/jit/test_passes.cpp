@@ -3,6 +3,7 @@
 
 #include "ember/ember.h"
 #include "ember/jit/interpreter.h"
+#include "graph_test_util.h"
 #include "ember/jit/passes/constant_fold.h"
 #include "ember/jit/passes/dead_code.h"
 #include "ember/jit/passes/fold_batch_norm.h"
@@ -17,13 +18,7 @@
 namespace ember::jit {
 namespace {
 
-Node node(std::string kind, std::vector<int> in, std::vector<int> out) {
-  Node n;
-  n.kind = std::move(kind);
-  n.inputs = std::move(in);
-  n.outputs = std::move(out);
-  return n;
-}
+using testing::node;
 
 TEST(DeadCode, DropsUnusedNodesAndConstantsAndRenumbers) {
   Graph g;
