@@ -1,4 +1,4 @@
-// ember export RUN_DIR|CHECKPOINT [--checkpoint best|last] [-o model.ember] [--optimize 0|1|2] [--dynamic batch] [--no-verify]
+// ember export RUN_DIR|CHECKPOINT [--checkpoint best|last] [-o model.ember] [--optimize 0|1|2] [--dynamic batch|seq|batch,seq] [--no-verify]
 //   Rebuilds the run's model from its checkpoint, traces it on a batch of the
 //   run's test data, writes the .ember file and verifies it against eager
 //   (bitwise at --optimize 0, else within rtol 1e-5 atol 1e-6) with
@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 
@@ -82,6 +83,18 @@ bool fits(const jit::Graph& g, const std::vector<Tensor>& inputs) {
   }
 }
 
+// "batch,seq" -> {"batch", "seq"}; empty -> {}.
+std::vector<std::string> split_dims(const std::string& list) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < list.size()) {
+    const size_t end = std::min(list.find(',', start), list.size());
+    out.push_back(list.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
 int run_export(const std::string& target, const std::string& which, std::string output, bool verify_it,
                const std::string& dynamic, int level) {
   const bool is_dir = fs::is_directory(target);
@@ -117,8 +130,21 @@ int run_export(const std::string& target, const std::string& which, std::string 
                                             : std::vector<std::string>{"tokens", "lengths"};
   if (opts.input_names.size() != batches[0].size()) opts.input_names.clear();
   opts.output_names = {"output"};
-  if (dynamic == "batch")
-    for (size_t i = 0; i < batches[0].size(); ++i) opts.dynamic_dims.push_back({i, 0, "batch"});
+  for (const std::string& dim : split_dims(dynamic)) {
+    if (dim == "batch") {
+      for (size_t i = 0; i < batches[0].size(); ++i) opts.dynamic_dims.push_back({i, 0, "batch"});
+    } else if (dim == "seq") {
+      const Tensor& first = batches[0][0];
+      if (first.dtype() != kInt64 || first.dim() != 2)
+        throw train::ConfigError(fmt::format(
+            "export: --dynamic seq needs a text model (token ids int64 [batch, seq]); this run's model ({}) takes {}",
+            c.get_string("model.name"), jit::TensorType::of(first).str()));
+      opts.dynamic_dims.push_back({0, 1, "seq"});
+    } else {
+      throw train::ConfigError(
+          fmt::format("export: --dynamic takes batch, seq or batch,seq; got '{}' in '{}'", dim, dynamic));
+    }
+  }
   jit::ModelFile m;
   m.graph = jit::trace(*model, fn, batches[0], opts);
   const jit::OptimizeResult optimized = jit::optimize(m.graph, level);
@@ -146,6 +172,7 @@ int run_export(const std::string& target, const std::string& which, std::string 
   }
   // What evaluation did to an image before the model, for `ember infer` on image files.
   if (data.info.image_preprocess) m.source["input_transform"] = data.info.image_preprocess->to_json();
+  if (data.info.feature_standardizer) m.source["input_transform"] = data.info.feature_standardizer->to_json();
   if (!data.info.class_names.empty()) m.source["class_names"] = fmt::format("{}", fmt::join(data.info.class_names, ","));
 
   if (output.empty()) output = (run_dir / "model.ember").string();
@@ -209,9 +236,26 @@ double flops(const jit::Graph& g) {
       double numel = 1;
       for (int64_t s : big) numel *= static_cast<double>(s);
       f += 2 * numel * static_cast<double>(w[1] * w[2] * w[3]);
+    } else if (n.kind == "rnn_layer" && n.outputs[0] != jit::kNoValue) {
+      // Per step: x_t @ W_ih^T and h @ W_hh^T, [batch, gates * hidden] each.
+      auto x = g.type(n.inputs[0]).sizes();
+      auto w_ih = g.type(n.inputs[4]).sizes(), w_hh = g.type(n.inputs[5]).sizes();
+      f += 2 * static_cast<double>(x[0] * x[1]) * static_cast<double>(w_ih[0]) * static_cast<double>(w_ih[1] + w_hh[1]);
     }
+    // Control flow: a branch's or one loop iteration's work.
+    for (const auto& sub : n.subgraphs) f += flops(*sub);
   }
   return f;
+}
+
+// Op counts of the control-flow nodes' sub-graphs, all levels together.
+void count_subgraph_ops(const jit::Graph& g, std::map<std::string, int64_t>& counts, int64_t& graphs) {
+  for (const jit::Node& n : g.nodes)
+    for (const auto& sub : n.subgraphs) {
+      ++graphs;
+      for (const auto& [kind, count] : sub->op_counts()) counts[kind] += count;
+      count_subgraph_ops(*sub, counts, graphs);
+    }
 }
 
 std::string human(double v) {
@@ -232,6 +276,13 @@ int run_inspect(const std::string& path) {
   for (const jit::NamedValue& v : g.outputs) std::printf("  %s: %s\n", v.name.c_str(), g.type(v.value).str().c_str());
   std::printf("ops (%zu nodes):\n", g.nodes.size());
   for (const auto& [kind, count] : g.op_counts()) std::printf("  %-26s %lld\n", kind.c_str(), static_cast<long long>(count));
+  std::map<std::string, int64_t> sub_counts;
+  int64_t subgraphs = 0;
+  count_subgraph_ops(g, sub_counts, subgraphs);
+  if (subgraphs > 0) {
+    std::printf("ops in %lld sub-graphs of control-flow nodes (a loop body counted once):\n", static_cast<long long>(subgraphs));
+    for (const auto& [kind, count] : sub_counts) std::printf("  %-26s %lld\n", kind.c_str(), static_cast<long long>(count));
+  }
   int64_t counts[3] = {0, 0, 0}, elems[3] = {0, 0, 0}, bytes = 0;
   for (const jit::Constant& c : g.constants) {
     int k = static_cast<int>(c.kind);
@@ -245,7 +296,7 @@ int run_inspect(const std::string& path) {
               human(static_cast<double>(bytes)).c_str());
   const auto in0 = g.inputs.empty() ? std::vector<int64_t>{} : g.type(g.inputs[0].value).sizes();
   const int64_t batch = in0.empty() || in0[0] == 0 ? 1 : in0[0];
-  std::printf("FLOPs per sample (matmul + conv): %s (traced batch %lld)\n",
+  std::printf("FLOPs per sample (matmul, conv, recurrent layers): %s (traced batch %lld)\n",
               human(flops(g) / static_cast<double>(batch)).c_str(), static_cast<long long>(batch));
   std::vector<std::vector<int64_t>> traced_sizes;
   for (const jit::Value& v : g.values) traced_sizes.push_back(v.type.sizes());
@@ -274,8 +325,9 @@ JitCommands::JitCommands(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::IsMember({"best", "last"}));
   export_->add_option("-o,--output", output_, "the .ember file to write (default RUN_DIR/model.ember)");
-  export_->add_option("--dynamic", dynamic_, "dims that stay symbolic in the graph (batch: dim 0 of every input)")
-      ->check(CLI::IsMember({"batch"}));
+  export_->add_option("--dynamic", dynamic_,
+                      "dims that stay symbolic in the graph: batch (dim 0 of every input), seq (a text model's "
+                      "sequence length), or batch,seq");
   export_->add_option("--optimize", optimize_, "graph passes: 0 none, 1 identities/constants/BatchNorm folding, 2 + activation fusion")
       ->capture_default_str()
       ->check(CLI::Range(0, jit::kMaxOptimizeLevel));

@@ -12,6 +12,7 @@
 #include "ember/ops/factory.h"
 #include "ember/ops/indexing.h"
 #include "ember/ops/linalg.h"
+#include "ember/ops/rnn.h"
 
 namespace ember::nn {
 
@@ -19,11 +20,15 @@ namespace {
 
 std::string shape_str(const Tensor& t) { return fmt::format("[{}]", fmt::join(t.sizes().vec(), ", ")); }
 
-std::optional<Tensor> maybe(const Tensor* t) { return t ? std::optional<Tensor>(*t) : std::nullopt; }
-
-// The steps of xw [seq, batch, n]; unbind's single backward node stacks
-// their gradients (linear in seq).
-std::vector<Tensor> unbind_steps(const Tensor& xw) { return unbind(xw, 0); }
+RnnCell rnn_cell(RNNBase::Mode m) {
+  switch (m) {
+    case RNNBase::Mode::RNN_TANH: return RnnCell::rnn_tanh;
+    case RNNBase::Mode::RNN_RELU: return RnnCell::rnn_relu;
+    case RNNBase::Mode::LSTM: return RnnCell::lstm;
+    case RNNBase::Mode::GRU: return RnnCell::gru;
+  }
+  return RnnCell::rnn_tanh;
+}
 
 RNNBase::Mode rnn_mode(const std::string& nonlinearity) {
   EMBER_CHECK(nonlinearity == "tanh" || nonlinearity == "relu",
@@ -115,55 +120,6 @@ std::string RNNBase::extra_repr() const {
   return s;
 }
 
-std::pair<Tensor, std::pair<Tensor, Tensor>> RNNBase::run_direction(const Cell& c, const Tensor& x,
-                                                                    const std::vector<Tensor>& masks,
-                                                                    int64_t first_masked, bool reverse, Tensor h,
-                                                                    Tensor cstate) {
-  const int64_t steps = x.size(0), batch = x.size(1);
-  // The input projection of every step in one GEMM: [seq * batch, in] @ W_ih^T.
-  Tensor xw = linear(x.reshape({steps * batch, x.size(2)}), *c.w_ih, maybe(c.b_ih))
-                  .view({steps, batch, num_gates() * hidden_size});
-  std::vector<Tensor> xs = unbind_steps(xw);
-  std::vector<Tensor> outs(static_cast<size_t>(steps));
-  for (int64_t s = 0; s < steps; ++s) {
-    const int64_t t = reverse ? steps - 1 - s : s;
-    Tensor hw = linear(h, *c.w_hh, maybe(c.b_hh));
-    Tensor h_new, c_new;
-    switch (mode) {
-      case Mode::RNN_TANH: h_new = tanh(xs[t] + hw); break;
-      case Mode::RNN_RELU: h_new = relu(xs[t] + hw); break;
-      case Mode::LSTM: {
-        std::vector<Tensor> g = chunk(xs[t] + hw, 4, 1);  // i, f, g, o
-        c_new = sigmoid(g[1]) * cstate + sigmoid(g[0]) * tanh(g[2]);
-        h_new = sigmoid(g[3]) * tanh(c_new);
-        break;
-      }
-      case Mode::GRU: {
-        // r and z add the two projections; n keeps W_hn h + b_hn apart so r
-        // can gate it (PyTorch's formula, not the original paper's).
-        std::vector<Tensor> gx = chunk(xs[t], 3, 1), gh = chunk(hw, 3, 1);  // r, z, n
-        Tensor r = sigmoid(gx[0] + gh[0]);
-        Tensor z = sigmoid(gx[1] + gh[1]);
-        Tensor n = tanh(gx[2] + r * gh[2]);
-        h_new = n + z * (h - n);  // (1 - z) * n + z * h
-        break;
-      }
-    }
-    if (t >= first_masked) {
-      // Some sequences have ended: they keep their state and output zeros.
-      const Tensor& m = masks[static_cast<size_t>(t - first_masked)];
-      outs[t] = where(m, h_new, 0.0);
-      h = where(m, h_new, h);
-      if (mode == Mode::LSTM) cstate = where(m, c_new, cstate);
-    } else {
-      outs[t] = h_new;
-      h = h_new;
-      cstate = c_new;
-    }
-  }
-  return {stack(outs, 0), {h, cstate}};
-}
-
 RNNBase::Result RNNBase::run(const Tensor& input, const Tensor& lengths, const Tensor& h0_in, const Tensor& c0_in) {
   const std::string& name = type_name();
   const char* layout = batch_first ? "batch, seq, feature" : "seq, batch, feature";
@@ -190,30 +146,19 @@ RNNBase::Result RNNBase::run(const Tensor& input, const Tensor& lengths, const T
   Tensor h0 = prepare_state(h0_in, "h0");
   Tensor c0 = mode == Mode::LSTM ? prepare_state(c0_in, "c0") : Tensor();
 
-  // masks[t - first_masked]: [batch, 1], true where step t is within the
-  // sequence; no mask before the shortest sequence ends (Note [rnn forward]).
-  std::vector<Tensor> masks;
-  int64_t first_masked = steps;
   if (lengths.defined()) {
     EMBER_CHECK(batched, "{}: lengths need a batched (3-D) input, got {}", name, shape_str(input));
     EMBER_CHECK(lengths.dtype() == kInt64 && lengths.dim() == 1 && lengths.size(0) == batch,
                 "{}: expected int64 lengths of shape [{}] (one per sequence), got {} of dtype {}", name, batch,
                 shape_str(lengths), to_string(lengths.dtype()));
-    if (trace_hook()) {
-      // Tracing: the lengths are a graph input, unknown here. Every step is
-      // masked (a mask that holds everywhere selects the new state, so the
-      // values are bitwise those of the eager shortcut) and the range check
-      // stays out of the graph.
-      first_masked = 0;
-    } else {
+    // While tracing, the lengths are a graph input the graph must not read
+    // here (Note [rnn_layer]); rnn_layer checks them when it runs.
+    if (!trace_hook()) {
       std::vector<int64_t> lens = lengths.to_vector<int64_t>();
       for (size_t b = 0; b < lens.size(); ++b)
         EMBER_CHECK(lens[b] >= 1 && lens[b] <= steps,
                     "{}: expected lengths in [1, {}] (the padded length), got {} at {}", name, steps, lens[b], b);
-      first_masked = *std::min_element(lens.begin(), lens.end());
     }
-    Tensor lens_col = lengths.unsqueeze(1);
-    for (int64_t t = first_masked; t < steps; ++t) masks.push_back(gt(lens_col, t));
   }
 
   Tensor layer_in = x;
@@ -222,11 +167,13 @@ RNNBase::Result RNNBase::run(const Tensor& input, const Tensor& lengths, const T
     std::vector<Tensor> outs;
     for (int64_t d = 0; d < dirs; ++d) {
       const int64_t i = l * dirs + d;
-      auto [out, state] = run_direction(cells_[i], layer_in, masks, first_masked, d == 1, h0.select(0, i),
-                                        c0.defined() ? c0.select(0, i) : Tensor());
-      outs.push_back(out);
-      h_n.push_back(state.first);
-      if (mode == Mode::LSTM) c_n.push_back(state.second);
+      const Cell& c = cells_[i];
+      RnnLayerResult r = rnn_layer(rnn_cell(mode), layer_in, lengths, h0.select(0, i),
+                                   c0.defined() ? c0.select(0, i) : Tensor(), *c.w_ih, *c.w_hh,
+                                   c.b_ih ? *c.b_ih : Tensor(), c.b_hh ? *c.b_hh : Tensor(), d == 1);
+      outs.push_back(r.output);
+      h_n.push_back(r.h);
+      if (mode == Mode::LSTM) c_n.push_back(r.c);
     }
     layer_in = dirs == 2 ? cat(outs, 2) : outs[0];
     if (l + 1 < num_layers && dropout > 0 && is_training())

@@ -67,6 +67,52 @@ TEST(VariableLength, ZooTransformerTracesWithItsPaddingMask) {
   }
 }
 
+// With both dims dynamic, one export serves any padded length: the zoo's
+// text classifiers with their lengths, at sequence lengths never traced.
+TEST(VariableLength, ZooTextClassifiersKeepBatchAndSequenceDynamicWithLengths) {
+  manual_seed(44);
+  const TraceOptions dims = dynamic({{0, 0, "batch"}, {1, 0, "batch"}, {0, 1, "seq"}});
+  auto check = [&](nn::Module& m, const TraceFn& fn, int64_t vocab) {
+    // Example lengths within the probe sizes of seq (9 - 2).
+    Graph g = trace(m, fn, {randint(0, vocab, {3, 9}), lengths_of({7, 2, 5})}, dims);
+    for (const Tensors& in : {Tensors{randint(0, vocab, {2, 12}), lengths_of({12, 5})},
+                              Tensors{randint(0, vocab, {4, 3}), lengths_of({1, 3, 2, 3})},
+                              Tensors{randint(0, vocab, {1, 1}), lengths_of({1})}}) {
+      VerifyResult r = verify(m, fn, g, in);
+      EXPECT_TRUE(r.ok) << r.str();
+      EXPECT_TRUE(r.outputs[0].bitwise_equal);
+    }
+    return g;
+  };
+  for (std::string cell : {"lstm", "gru"}) {
+    SCOPED_TRACE(cell);
+    train::LSTMClassifierOptions o;
+    o.vocab_size = 20, o.embed_dim = 6, o.hidden = 5, o.num_layers = 2, o.bidirectional = true, o.num_classes = 3;
+    o.cell = cell;
+    train::LSTMClassifier m(o);
+    Graph g = check(m, [&m](const Tensors& in) { return Tensors{m.forward(in[0], in[1])}; }, 20);
+    // The lengths reach every layer's loop as a graph input.
+    for (const Node& n : g.nodes)
+      if (n.kind == "rnn_layer") {
+        EXPECT_EQ(n.inputs[1], g.inputs[1].value);
+      }
+    // A length past the padded one is refused when the graph runs, by name.
+    try {
+      run(g, {randint(0, 20, {2, 4}), lengths_of({4, 5})});
+      ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("expected lengths in [1, 4] (the padded length), got 5 at 1"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  train::TransformerClassifierOptions o;
+  o.vocab_size = 30, o.d_model = 8, o.nhead = 2, o.num_layers = 2, o.dim_feedforward = 16, o.max_len = 16;
+  o.num_classes = 3;
+  train::TransformerClassifier m(o);
+  check(m, [&m](const Tensors& in) { return Tensors{m.forward(in[0], in[1])}; }, 30);
+}
+
 // A GRU classifier over embedded sequences x [B, T, F] with lengths [B]:
 // the cell runs for t < max(lengths) (a jit::while_loop), a sequence's state
 // stops at its own length (a mask), and fc reads the final state. The

@@ -82,44 +82,82 @@ TEST(DynamicDims, ResNetAndMLP) {
   expect_bitwise(mlp, gm, {randn({11, 3, 4})});
 }
 
-TEST(DynamicDims, TransformerBatchIsDynamicItsPositionsFixTheSequence) {
+int64_t count_kind(const Graph& g, const std::string& kind) {
+  int64_t n = 0;
+  for (const Node& node : g.nodes) n += node.kind == kind;
+  return n;
+}
+
+// The transformer's positions arange(seq) become an arange node and its mean
+// over seq a reduction whose scale is 1/seq, so batch and seq both stay free.
+TEST(DynamicDims, TransformerKeepsBatchAndSequenceDynamic) {
   manual_seed(23);
   train::TransformerClassifierOptions o;
   o.vocab_size = 30, o.d_model = 8, o.nhead = 2, o.num_layers = 2, o.dim_feedforward = 16, o.max_len = 16;
   o.num_classes = 3;
   train::TransformerClassifier m(o);
-  Graph g = trace(m, {randint(0, 30, {3, 9})}, dynamic({{0, 0, "batch"}}));
+  Graph g = trace(m, {randint(0, 30, {3, 9})}, dynamic({{0, 0, "batch"}, {0, 1, "seq"}}));
   bool products = false;  // the heads fold into the batch: [seq, batch * nhead, head_dim]
   for (const Value& v : g.values)
     for (const Dim& d : v.type.shape) products |= d.symbol == "2*batch";
   EXPECT_TRUE(products) << g.str();
-  for (int64_t b : {3, 1, 6}) expect_bitwise(m, g, {randint(0, 30, {b, 9})});
-  // arange(seq) positions are a constant of the traced length.
-  std::string err = trace_error([&] { trace(m, {randint(0, 30, {3, 9})}, dynamic({{0, 1, "seq"}})); });
-  // (Its mean pooling over seq fails first: a scale of 1/seq.)
-  EXPECT_NE(err.find("dynamic dims (seq=9 vs seq=8)"), std::string::npos) << err;
-  // The positions alone: arange(seq) is a constant of the traced length.
-  class Positions : public nn::Module {
-   public:
-    Positions() : nn::Module("Positions") {}
-    Tensor forward(const Tensor& x) override { return x + arange(x.size(1), TensorOptions().dtype(kInt64)); }
-  } pos;
-  err = trace_error([&] { trace(pos, {randint(0, 30, {3, 9})}, dynamic({{0, 1, "seq"}})); });
-  EXPECT_NE(err.find("constant 'constant.0' int64[seq=9] depends on the dynamic dims"), std::string::npos) << err;
+  EXPECT_EQ(count_kind(g, "arange"), 1) << g.str();
+  bool mean_over_seq = false;
+  for (const Node& n : g.nodes)
+    for (const Node::SymAttr& sa : n.sym_attrs) mean_over_seq |= sa.name == "scale" && sa.exprs == std::vector<std::string>{"1/seq"};
+  EXPECT_TRUE(mean_over_seq) << g.str();
+  for (auto [b, t] : std::vector<std::pair<int64_t, int64_t>>{{3, 9}, {1, 1}, {6, 16}, {2, 4}})
+    expect_bitwise(m, g, {randint(0, 30, {b, t})});
+  // Through the file: the arange node and the symbolic scale round-trip.
+  const std::string path = (std::filesystem::temp_directory_path() / "ember_dyn_seq_transformer.ember").string();
+  ModelFile file;
+  file.graph = g;
+  save_model(file, path);
+  ModelFile back = load_model(path);
+  std::filesystem::remove(path);
+  expect_bitwise(m, back.graph, {randint(0, 30, {2, 5})});
 }
 
-TEST(DynamicDims, LSTMBatchIsDynamicItsStepsAreALoop) {
+// A constant built on the host from the sequence length, not a progression:
+// the forward depends on the size beyond what a graph can express.
+TEST(DynamicDims, AConstantThatIsNoProgressionFailsByName) {
+  class Squares : public nn::Module {
+   public:
+    Squares() : nn::Module("Squares") {}
+    Tensor forward(const Tensor& x) override {
+      std::vector<int64_t> sq;
+      for (int64_t i = 0; i < x.size(1); ++i) sq.push_back(i * i);
+      return x + tensor<int64_t>(sq, {x.size(1)});
+    }
+  } sq;
+  const std::string err = trace_error([&] { trace(sq, {randint(0, 30, {3, 9})}, dynamic({{0, 1, "seq"}})); });
+  EXPECT_NE(err.find("int64[seq=9] depends on the dynamic dims"), std::string::npos) << err;
+  // A progression with another start and step is an arange node.
+  class Odd : public nn::Module {
+   public:
+    Odd() : nn::Module("Odd") {}
+    Tensor forward(const Tensor& x) override { return x * arange(1, 2 * x.size(1) + 1, 2, TensorOptions().dtype(kFloat32)); }
+  } odd;
+  Graph g = trace(odd, {randn({2, 5})}, dynamic({{0, 1, "seq"}}));
+  EXPECT_EQ(count_kind(g, "arange"), 1) << g.str();
+  for (int64_t t : {5, 1, 11}) expect_bitwise(odd, g, {randn({2, t})});
+}
+
+// The recurrent layers trace as one rnn_layer node per layer and direction,
+// so the sequence length is as free as the batch.
+TEST(DynamicDims, LSTMAndGRUKeepBatchAndSequenceDynamic) {
   manual_seed(24);
-  train::LSTMClassifierOptions o;
-  o.vocab_size = 20, o.embed_dim = 6, o.hidden = 5, o.num_layers = 2, o.bidirectional = true, o.num_classes = 3;
-  train::LSTMClassifier m(o);
-  Graph g = trace(m, {randint(0, 20, {3, 7})}, dynamic({{0, 0, "batch"}}));
-  int64_t fills = 0;  // the zero initial states, [layers * dirs, batch, hidden]
-  for (const Node& n : g.nodes) fills += n.kind == "fill" && g.type(n.outputs[0]).shape[1].symbol == "batch";
-  EXPECT_GE(fills, 1) << g.str();
-  for (int64_t b : {3, 2, 9}) expect_bitwise(m, g, {randint(0, 20, {b, 7})});
-  std::string err = trace_error([&] { trace(m, {randint(0, 20, {3, 7})}, dynamic({{0, 1, "seq"}})); });
-  EXPECT_NE(err.find("changes with the dynamic dims"), std::string::npos) << err;
+  for (std::string cell : {"lstm", "gru"}) {
+    SCOPED_TRACE(cell);
+    train::LSTMClassifierOptions o;
+    o.vocab_size = 20, o.embed_dim = 6, o.hidden = 5, o.num_layers = 2, o.bidirectional = true, o.num_classes = 3;
+    o.cell = cell;
+    train::LSTMClassifier m(o);
+    Graph g = trace(m, {randint(0, 20, {3, 7})}, dynamic({{0, 0, "batch"}, {0, 1, "seq"}}));
+    EXPECT_EQ(count_kind(g, "rnn_layer"), 4) << g.str();
+    for (auto [b, t] : std::vector<std::pair<int64_t, int64_t>>{{3, 7}, {2, 9}, {9, 2}, {1, 1}})
+      expect_bitwise(m, g, {randint(0, 20, {b, t})});
+  }
 }
 
 // A module that reads the batch size once and bakes it into a view.
@@ -153,14 +191,23 @@ TEST(DynamicDims, BakingATracedSizeIntoAViewIsATracingError) {
   expect_bitwise(sized, g, {randn({8, 2, 3})});
 }
 
-TEST(DynamicDims, MeanOverTheDynamicDimFailsByName) {
+// A mean over the dynamic dim keeps its scale as 1/batch; another real
+// attribute that follows the dims fails by name.
+TEST(DynamicDims, MeanOverTheDynamicDimScalesByOneOverItsSize) {
   class BatchMean : public nn::Module {
    public:
     BatchMean() : nn::Module("BatchMean") {}
     Tensor forward(const Tensor& x) override { return x - mean(x, {0}, true); }
   } m;
-  std::string err = trace_error([&] { trace(m, {randn({4, 3})}, dynamic({{0, 0, "batch"}})); });
-  EXPECT_NE(err.find("attribute 'scale'"), std::string::npos) << err;
+  Graph bm = trace(m, {randn({4, 3})}, dynamic({{0, 0, "batch"}}));
+  for (int64_t b : {4, 1, 7, 10}) expect_bitwise(m, bm, {randn({b, 3})});
+  class ScaledBySize : public nn::Module {
+   public:
+    ScaledBySize() : nn::Module("ScaledBySize") {}
+    Tensor forward(const Tensor& x) override { return x * (0.5 * static_cast<double>(x.size(0))); }
+  } sc;
+  std::string err = trace_error([&] { trace(sc, {randn({4, 3})}, dynamic({{0, 0, "batch"}})); });
+  EXPECT_NE(err.find("a real value that follows the dims"), std::string::npos) << err;
   // Over the other dim it is fine.
   class RowMean : public nn::Module {
    public:

@@ -33,6 +33,11 @@ class TraceHook {
   // An output that is also an input was written in place.
   virtual void record(Op op, const std::vector<const Tensor*>& inputs, const std::vector<const Tensor*>& outputs,
                       TraceAttrs attrs) = 0;
+  // A composite op that the graph keeps whole (kind "rnn_layer": the jit
+  // interpreter calls the same function), recorded like a kernel; its inner
+  // ops ran under a TraceHookPause.
+  virtual void record_composite(std::string_view kind, const std::vector<const Tensor*>& inputs,
+                                const std::vector<const Tensor*>& outputs, TraceAttrs attrs) = 0;
   // `view` is a new view (sizes, strides, offset) of `base`'s storage.
   virtual void view(const Tensor& base, const Tensor& view) = 0;
   // The host is about to read `t`'s values (`what`: "item()", "to_vector()").

@@ -31,7 +31,8 @@ struct RNNOptions {
 };
 
 // Note [rnn forward]
-// The layers share one time loop (RNNBase::run). Per layer and direction the
+// The layers share one time loop (RNNBase::run calls ember::rnn_layer, one
+// traced node per layer and direction: ember/ops/rnn.h). Per layer and direction the
 // input projection of the whole sequence is one GEMM (x @ W_ih^T + b_ih for
 // all steps at once); each step then adds one GEMM for h @ W_hh^T + b_hh
 // and the cell's elementwise gates. Everything is composed of differentiable
@@ -93,11 +94,6 @@ class RNNBase : public Module {
   };
   Cell& cell(int64_t layer, bool reverse);
   int64_t num_gates() const;
-  // One direction of one layer over the whole (seq, batch, feature) input.
-  std::pair<Tensor, std::pair<Tensor, Tensor>> run_direction(const Cell& c, const Tensor& x,
-                                                             const std::vector<Tensor>& masks, int64_t first_masked,
-                                                             bool reverse, Tensor h, Tensor cstate);
-
   std::vector<Cell> cells_;  // layer-major, then direction
 };
 

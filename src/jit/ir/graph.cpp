@@ -209,10 +209,20 @@ std::vector<int64_t> Graph::sizes(int value, const SymbolValues& symbols) const 
 Node Graph::resolve(const Node& n, const SymbolValues& symbols) {
   Node r = n;
   for (const Node::SymAttr& sa : n.sym_attrs) {
-    std::vector<int64_t> v;
-    for (const std::string& e : sa.exprs) v.push_back(SymExpr::parse(e).eval(symbols));
     for (Attr& a : r.attrs) {
       if (a.name != sa.name) continue;
+      if (std::holds_alternative<double>(a.value)) {
+        // "1/<expr>": a mean's scale over a dynamic dim, computed as the eager op does.
+        EMBER_CHECK(sa.exprs.size() == 1 && sa.exprs[0].starts_with("1/"),
+                    "{} node: symbolic attribute '{}' of a real value must be one '1/<size>' expression", n.kind,
+                    sa.name);
+        const int64_t d = SymExpr::parse(sa.exprs[0].substr(2)).eval(symbols);
+        EMBER_CHECK(d > 0, "{} node: symbolic attribute '{}' = {} divides by {}", n.kind, sa.name, sa.exprs[0], d);
+        a.value = 1.0 / static_cast<double>(d);
+        continue;
+      }
+      std::vector<int64_t> v;
+      for (const std::string& e : sa.exprs) v.push_back(SymExpr::parse(e).eval(symbols));
       if (std::holds_alternative<int64_t>(a.value)) {
         EMBER_CHECK(v.size() == 1, "{} node: symbolic attribute '{}' needs one expression", n.kind, sa.name);
         a.value = v[0];
@@ -282,7 +292,7 @@ std::string Graph::str() const {
 
 bool is_known_kind(const std::string& kind) {
   static const std::set<std::string> kinds = [] {
-    std::set<std::string> k{"as_strided", "cond", "while_loop"};
+    std::set<std::string> k{"as_strided", "cond", "while_loop", "rnn_layer", "arange"};
     for (int i = 0; i < kNumOps; ++i) k.insert(std::string(op_name(static_cast<Op>(i))));
     return k;
   }();
@@ -290,9 +300,10 @@ bool is_known_kind(const std::string& kind) {
 }
 
 namespace {
-void parse_in(const std::string& expr, const std::string& what) {
+// A size expression, or "1/<size>" (a real attribute's reciprocal, Graph::resolve).
+void parse_in(const std::string& expr, const std::string& what, bool reciprocal_ok = false) {
   try {
-    SymExpr::parse(expr);
+    SymExpr::parse(reciprocal_ok && expr.starts_with("1/") ? expr.substr(2) : expr);
   } catch (const Error& e) {
     EMBER_ERROR("{}: {}", what, e.what());
   }
@@ -336,7 +347,7 @@ void check_graph(const Graph& g, const std::string& what) {
       if (v != kNoValue) define(v, where);
     for (const Node::SymAttr& sa : n.sym_attrs) {
       EMBER_CHECK(n.find(sa.name), "{}: {}: symbolic attribute '{}' has no traced value", what, where, sa.name);
-      for (const std::string& e : sa.exprs) parse_in(e, what);
+      for (const std::string& e : sa.exprs) parse_in(e, what, true);
     }
     check_control_flow(g, n, fmt::format("{}: {}", what, where));
   }

@@ -22,6 +22,8 @@
 #include "ember/ops/activation.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/indexing.h"
+#include "ember/ops/rnn.h"
+#include "jit/ir/arange.h"
 #include "jit/ir/control_flow.h"
 #include "kernels/kernel_types.h"
 #include "kernels/nn.h"
@@ -518,6 +520,28 @@ void replay_as_strided(Ctx& c) {
   c.out = {Tensor(make_intrusive<TensorImpl>(base.storage(), base.dtype(), DimVector(sizes), DimVector(strides), offset))};
 }
 
+// The layer's own function (Note [rnn_layer] in src/ops/rnn.cpp): it checks
+// its operands, and its outputs are the tensors its ops computed.
+void replay_rnn_layer(Ctx& c) {
+  if (c.in.size() != 8 || c.n.outputs.size() != 3) bad(c, "expected 8 inputs and 3 outputs");
+  const int64_t cell = c.n.attr_int("cell");
+  if (cell < 0 || cell > 3) bad(c, fmt::format("unknown cell {}", cell));
+  const RnnCell kind = static_cast<RnnCell>(cell);
+  if (kind != RnnCell::lstm && c.n.outputs[2] != kNoValue) bad(c, "only an LSTM has a cell-state output");
+  RnnLayerResult r = rnn_layer(kind, input(c, 0, "input"), c.in[1], input(c, 2, "h0"), c.in[3], input(c, 4, "w_ih"),
+                               input(c, 5, "w_hh"), c.in[6], c.in[7], c.n.attr_bool("reverse"));
+  c.out = {r.output, r.h, c.n.outputs[2] != kNoValue ? r.c : Tensor()};
+}
+
+// start + i * step over the output's (possibly symbolic) length.
+void replay_arange(Ctx& c) {
+  expect_counts(c, 0, 0, 1);
+  Tensor out = alloc(c, 0);
+  if (out.dim() != 1 || !out.is_contiguous()) bad(c, fmt::format("expected a contiguous 1-D output, got {}", shape_of(out)));
+  write_arange(out, c.n.attr_scalar("start"), c.n.attr_scalar("step"));
+  c.out = {out};
+}
+
 using Replay = void (*)(Ctx&);
 
 struct Table {
@@ -534,6 +558,8 @@ const Table& table() {
 
 void dispatch(Ctx& c) {
   if (c.n.kind == "as_strided") return replay_as_strided(c);
+  if (c.n.kind == "rnn_layer") return replay_rnn_layer(c);
+  if (c.n.kind == "arange") return replay_arange(c);
   auto it = table().ops.find(c.n.kind);
   if (it == table().ops.end()) bad(c, "unknown op");
   const Op op = it->second;
@@ -567,7 +593,7 @@ std::string signature(const TensorType& t) {
 }  // namespace
 
 bool interpreter_supports(const std::string& kind) {
-  if (kind == "as_strided" || is_control_flow(kind)) return true;
+  if (kind == "as_strided" || kind == "rnn_layer" || kind == "arange" || is_control_flow(kind)) return true;
   auto it = table().ops.find(kind);
   if (it == table().ops.end()) return false;
   switch (it->second) {

@@ -38,6 +38,8 @@ bool writes_into_given_outputs(const std::string& kind) {
   if (kind == "as_strided" || kind == "batch_norm_apply" || kind == "index_select" || kind == "cat") return false;
   // A control-flow node's outputs come from a nested run (Note [control flow]).
   if (kind == "cond" || kind == "while_loop") return false;
+  // rnn_layer returns the tensors its ops computed (Note [rnn_layer]).
+  if (kind == "rnn_layer") return false;
   return true;
 }
 

@@ -12,9 +12,11 @@
 // trace by name:
 //  - a graph that changes structure (a loop over a dynamic dim: the RNN's
 //    steps; jit::while_loop records such a loop once);
-//  - a non-integer attribute that changes (a mean's 1/n over a dynamic dim);
-//  - a constant that changes (arange over a dynamic dim), except constants of
-//    one repeated value (zeros, ones, full), which become fill nodes;
+//  - a non-integer attribute that changes, except a reduction's 1/n (a mean
+//    over a dynamic dim), kept as "1/<n's expression>";
+//  - a constant that changes, except constants of one repeated value (zeros,
+//    ones, full), which become fill nodes, and progressions (arange over a
+//    dynamic dim), which become arange nodes;
 //  - a view whose size is the traced value of a symbol, fixed, although its
 //    input follows that symbol: the forward baked a traced size into a
 //    constant (PyTorch's most reported tracing bug), a tracing error here.
@@ -23,12 +25,16 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <optional>
 #include <set>
 
 #include "ember/core/grad_mode.h"
 #include "ember/jit/trace.h"
+#include "ember/ops/factory.h"
 #include "ember/ops/indexing.h"
 #include "ember/ops/view.h"
+#include "jit/ir/arange.h"
 #include "jit/trace/trace_fixed.h"
 
 namespace ember::jit {
@@ -147,6 +153,29 @@ void check_same_structure(const std::vector<const Graph*>& graphs, const std::ve
   }
 }
 
+// A reduction's scale that is 1/reduce at every point (a mean over a dynamic
+// dim): "1/<reduce's expression>", which Graph::resolve evaluates as the op
+// does; nullopt when the attribute is not such a scale or does not change.
+std::optional<std::string> reciprocal_of_reduce(const std::vector<const Graph*>& graphs, size_t i, size_t a,
+                                                const std::vector<SymbolValues>& points,
+                                                const std::vector<std::string>& names,
+                                                const std::function<std::string()>& label) {
+  const Node& n0 = graphs[0]->nodes[i];
+  if (n0.attrs[a].name != "scale" || !std::holds_alternative<double>(n0.attrs[a].value) || !n0.find("reduce"))
+    return std::nullopt;
+  std::vector<int64_t> reduce;
+  bool changed = false;
+  for (size_t p = 0; p < graphs.size(); ++p) {
+    const Node& n = graphs[p]->nodes[i];
+    const int64_t r = n.attr_int("reduce");
+    if (r <= 0 || std::get<double>(n.attrs[a].value) != 1.0 / static_cast<double>(r)) return std::nullopt;
+    reduce.push_back(r);
+    changed = changed || r != reduce[0];
+  }
+  if (!changed) return std::nullopt;
+  return "1/" + fit(names, points, reduce, label).str();
+}
+
 // Node i's attributes in `out`: integers fitted to the symbols, others the same at every point.
 void fit_attrs(Graph& out, size_t i, const std::vector<const Graph*>& graphs, const std::vector<SymbolValues>& points,
                const std::vector<std::string>& names, const std::string& where) {
@@ -177,10 +206,13 @@ void fit_attrs(Graph& out, size_t i, const std::vector<const Graph*>& graphs, co
         exprs.push_back(e.is_constant() ? std::to_string((*list)[j]) : e.str());
       }
       if (symbolic) n.sym_attrs.push_back({attr.name, exprs});
+    } else if (std::optional<std::string> r = reciprocal_of_reduce(graphs, i, a, points, names, label)) {
+      n.sym_attrs.push_back({attr.name, {*r}});
     } else {
       for (size_t p = 1; p < graphs.size(); ++p)
         if (attr_str(attr_at(p).value) != attr_str(attr.value))
-          changes(points, p, fmt::format("{} (a mean over a dynamic dim has a scale of 1/size)", label()));
+          changes(points, p, fmt::format("{} (a real value that follows the dims: only a reduction's 1/size can)",
+                                         label()));
     }
   }
 }
@@ -212,7 +244,38 @@ void fit_graph(Graph& out, const std::vector<const Graph*>& graphs, const std::v
   }
 }
 
-// Constants: fixed, or one repeated value over a symbolic shape (a fill node).
+// Constant c as start + i * step at every point, its length following the
+// dims (arange over a dynamic dim, positions 0..seq-1): an "arange" node.
+std::optional<Node> arange_node(const std::vector<Graph>& graphs, size_t c, int value) {
+  const Tensor& d0 = graphs[0].constants[c].data;
+  if (d0.dim() != 1 || d0.numel() < 2 || (!is_integral(d0.dtype(), false) && !is_floating_point(d0.dtype())))
+    return std::nullopt;
+  const bool integral = is_integral(d0.dtype(), false);
+  const Tensor head = d0.narrow(0, 0, 2).to(integral ? kInt64 : kFloat64);
+  Scalar start, step;
+  if (integral) {
+    const std::vector<int64_t> v = head.to_vector<int64_t>();
+    start = Scalar(v[0]), step = Scalar(v[1] - v[0]);
+  } else {
+    const std::vector<double> v = head.to_vector<double>();
+    start = Scalar(v[0]), step = Scalar(v[1] - v[0]);
+  }
+  for (const Graph& g : graphs) {
+    const Tensor& d = g.constants[c].data;
+    if (d.dim() != 1 || d.dtype() != d0.dtype()) return std::nullopt;
+    Tensor want = empty({d.numel()}, TensorOptions(d.dtype()));
+    write_arange(want, start, step);
+    if (!same_bytes(want, d)) return std::nullopt;
+  }
+  Node n;
+  n.kind = "arange";
+  n.outputs = {value};
+  n.attrs = {{"start", start}, {"step", step}};
+  return n;
+}
+
+// Constants: fixed, one repeated value over a symbolic shape (a fill node),
+// or a progression of symbolic length (an arange node).
 void fill_constants(Graph& out, const std::vector<Graph>& graphs) {
   std::vector<Constant> kept;
   std::vector<Node> fills;
@@ -234,11 +297,16 @@ void fill_constants(Graph& out, const std::vector<Graph>& graphs) {
       std::optional<Scalar> w = uniform_value(graphs[p].constants[c].data);
       uniform = w && attr_str(*w) == attr_str(*v);
     }
-    if (!uniform)
+    if (!uniform) {
+      if (std::optional<Node> a = arange_node(graphs, c, k.value)) {
+        fills.push_back(std::move(*a));
+        continue;
+      }
       throw TracingError(fmt::format(
           "trace: constant '{}' {} depends on the dynamic dims (a tensor the forward built from their sizes, such as "
           "arange over one); make it an input, or keep that dim fixed",
           k.name, out.type(k.value).str()));
+    }
     Node f;
     f.kind = "fill";
     f.outputs = {k.value};

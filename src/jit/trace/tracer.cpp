@@ -58,7 +58,12 @@ void Tracer::add_node(Node n) {
 
 void Tracer::record(Op op, const std::vector<const Tensor*>& inputs, const std::vector<const Tensor*>& outputs,
                     TraceAttrs attrs) {
-  const std::string kind(op_name(op));
+  record_composite(op_name(op), inputs, outputs, std::move(attrs));
+}
+
+void Tracer::record_composite(std::string_view kind_name, const std::vector<const Tensor*>& inputs,
+                              const std::vector<const Tensor*>& outputs, TraceAttrs attrs) {
+  const std::string kind(kind_name);
   Node n;
   n.kind = kind;
   n.attrs = std::move(attrs);

@@ -49,6 +49,8 @@ class Tracer final : public TraceHook {
   // ---- TraceHook ----
   void record(Op op, const std::vector<const Tensor*>& inputs, const std::vector<const Tensor*>& outputs,
               TraceAttrs attrs) override;
+  void record_composite(std::string_view kind, const std::vector<const Tensor*>& inputs,
+                        const std::vector<const Tensor*>& outputs, TraceAttrs attrs) override;
   void view(const Tensor& base, const Tensor& v) override;
   void host_read(const Tensor& t, const char* what) override;
   void unsupported(std::string_view op, std::string_view why) override;
