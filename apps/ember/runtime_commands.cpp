@@ -6,7 +6,9 @@
 //   and uint8 image data ([N, H, W] as IDX holds, or [N, H, W, C]), go through
 //   the transform the run evaluated with, recorded by `ember export` as source
 //   "input_transform" (decode, resize, ToTensor, Normalize); image files need
-//   it. Without one, uint8 data is only scaled by 1/255. Each sample is
+//   it. Without one, uint8 data is only scaled by 1/255. CSV rows given to a
+//   model of a CSV run go through the standardisation it trained with
+//   (input_transform of kind "standardize"). Each sample is
 //   reshaped to the input's per-sample shape when the element count matches.
 //   Prints the predictions (argmax, with class names when the file records
 //   them, and the image file's name) and the throughput; -o writes every row.
@@ -26,6 +28,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include "ember/core/parallel.h"
@@ -146,11 +149,19 @@ bool is_image_file(const std::string& path) {
   return png || jpeg || gif || (b[0] == 'B' && b[1] == 'M');
 }
 
-// The transform `ember export` recorded, or none (a model exported without it,
+// A CSV run's standardisation, if `ember export` recorded one.
+std::optional<data::Standardizer> recorded_standardizer(const jit::ModelFile& m, const std::string& model_path) {
+  auto it = m.source.find("input_transform");
+  static const std::regex kind(R"("kind"\s*:\s*"standardize")");
+  if (it == m.source.end() || !std::regex_search(it->second, kind)) return std::nullopt;
+  return data::Standardizer::from_json(it->second, model_path);
+}
+
+// The image transform `ember export` recorded, or none (a model exported without it,
 // or from data that is not images).
 std::optional<data::ImagePreprocess> recorded_transform(const jit::ModelFile& m, const std::string& model_path) {
   auto it = m.source.find("input_transform");
-  if (it == m.source.end()) return std::nullopt;
+  if (it == m.source.end() || recorded_standardizer(m, model_path)) return std::nullopt;
   return data::ImagePreprocess::from_json(it->second, model_path);
 }
 
@@ -193,6 +204,7 @@ Tensor to_input(Tensor t, const jit::TensorType& want, const std::string& path) 
 Tensor read_inputs(const std::vector<std::string>& paths, const jit::ModelFile& model, const std::string& model_path,
                    const jit::TensorType& want, std::vector<std::string>& origin) {
   const std::optional<data::ImagePreprocess> pre = recorded_transform(model, model_path);
+  const std::optional<data::Standardizer> standardize = recorded_standardizer(model, model_path);
   std::vector<Tensor> parts;
   for (const std::string& p : paths) {
     EMBER_CHECK(fs::exists(p), "infer: input '{}' does not exist", p);
@@ -207,6 +219,8 @@ Tensor read_inputs(const std::vector<std::string>& paths, const jit::ModelFile& 
     } else {
       t = read_input_file(p, model.graph.inputs[0].name);
       if (pre && is_image_batch(t, *pre)) t = preprocess_each(t, *pre);
+      // CSV rows are raw features; the run trained on them standardised.
+      if (standardize && lower_ext(p) == ".csv") t = standardize->apply(t);
     }
     parts.push_back(to_input(t, want, p));
     origin.resize(origin.size() + static_cast<size_t>(t.size(0)), image ? fs::path(p).filename().string() : "");

@@ -305,6 +305,7 @@ DataBundle build_data(const Config& c) {
     Standardizer st = r.csv_train->fit_standardizer(base_rows(train));
     r.csv_train->standardize(st);
     r.csv_test->standardize(st);
+    r.info.feature_standardizer = st;
   }
   if (r.images) {
     r.info.image_preprocess = eval_preprocess(c, r);

@@ -10,12 +10,14 @@
 #include <sys/wait.h>
 
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 
+#include "ember/data/datasets/csv.h"
 #include "ember/data/datasets/idx.h"
 #include "ember/ember.h"
 #include "ember/jit/interpreter.h"
@@ -215,3 +217,115 @@ TEST_F(CliExport, ErrorsAndExitCodes) {
 }
 
 }  // namespace
+
+// A text run exported with both dims dynamic: one file for any batch size
+// and padded length, verified at sizes the tracer never probed.
+TEST(CliExportText, LstmRunExportsWithDynamicBatchAndSequence) {
+  const fs::path root = fs::temp_directory_path() / fmt::format("ember_cli_export_text_{}", ::getpid());
+  fs::remove_all(root);
+  const std::string cfg = std::string(EMBER_SOURCE_DIR) + "/configs/reviews_lstm.yaml";
+  Result r = ember_cli("train " + cfg +
+                       " model.embed_dim=8 model.hidden=8 data.train_file=" + EMBER_SOURCE_DIR +
+                       "/data/text/reviews_train.tsv data.test_file=" + EMBER_SOURCE_DIR +
+                       "/data/text/reviews_test.tsv data.limit_train=256 data.limit_test=64 train.epochs=1 "
+                       "train.threads=2 log.root=" + root.string() + " log.name=text");
+  ASSERT_EQ(r.code, 0) << r.output;
+  const fs::path run = fs::directory_iterator(root)->path();
+  const fs::path out = root / "text.ember";
+  Result e = ember_cli("export " + run.string() + " --dynamic batch,seq --optimize 2 -o " + out.string());
+  ASSERT_EQ(e.code, 0) << e.output;
+  EXPECT_TRUE(contains(e.output, "verify seq=")) << e.output;
+  EXPECT_TRUE(contains(e.output, "verify batch=")) << e.output;
+  EXPECT_FALSE(contains(e.output, "OUT OF TOLERANCE")) << e.output;
+  ember::jit::ModelFile m = ember::jit::load_model(out.string());
+  const std::string tokens = m.graph.type(m.graph.inputs[0].value).str();
+  EXPECT_TRUE(contains(tokens, "int64[batch=32, seq=")) << tokens;
+  EXPECT_EQ(m.graph.type(m.graph.inputs[1].value).str(), "int64[batch=32]");
+  for (auto [b, t] : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {3, 40}}) {
+    std::vector<int64_t> lens(static_cast<size_t>(b), t);
+    ember::Tensor y = ember::jit::run(m.graph, {ember::randint(0, 5, {b, t}), ember::tensor<int64_t>(lens, {b})})[0];
+    EXPECT_EQ(y.sizes().vec(), (std::vector<int64_t>{b, 2}));
+  }
+  Result i = ember_cli("inspect " + out.string());
+  EXPECT_TRUE(contains(i.output, "  rnn_layer ")) << i.output;
+  EXPECT_TRUE(contains(i.output, "FLOPs per sample (matmul, conv, recurrent layers): ")) << i.output;
+  Result bad = ember_cli("export " + run.string() + " --dynamic batch,width");
+  EXPECT_EQ(bad.code, 2) << bad.output;
+  EXPECT_TRUE(contains(bad.output, "--dynamic takes batch, seq or batch,seq; got 'width'")) << bad.output;
+  fs::remove_all(root);
+}
+
+// A CSV run records the standardisation fitted on its training rows, and
+// `ember infer` applies it to raw CSV rows: its outputs are the graph's on
+// (x - mean) / std with the population statistics of those rows.
+TEST(CliExportCsv, InferStandardisesCsvRowsAsTheRunDid) {
+  const fs::path root = fs::temp_directory_path() / fmt::format("ember_cli_export_csv_{}", ::getpid());
+  fs::remove_all(root);
+  fs::create_directories(root);
+  // Features on very different scales: a in [0, 100), b in [-1, 1); label a > 50.
+  std::vector<std::array<double, 2>> rows;
+  uint64_t s = 7;
+  auto next = [&s] { s = s * 6364136223846793005ULL + 1442695040888963407ULL; return static_cast<double>(s >> 11) / 9007199254740992.0; };
+  auto write = [&](const fs::path& path, int n, bool label) {
+    std::ofstream f(path);
+    f << (label ? "a,b,label\n" : "a,b\n");
+    for (int i = 0; i < n; ++i) {
+      const double a = std::floor(next() * 1000) / 10, b = std::floor(next() * 200 - 100) / 100;
+      // The CSV reader parses float32: the statistics are of those values.
+      if (label) rows.push_back({static_cast<float>(a), static_cast<float>(b)});
+      f << a << "," << b << (label ? (a > 50 ? ",pos" : ",neg") : "") << "\n";
+    }
+  };
+  write(root / "train.csv", 200, true);
+  const std::vector<std::array<double, 2>> train_rows = rows;
+  write(root / "test.csv", 40, true);
+  write(root / "raw.csv", 5, false);
+  std::ofstream(root / "csv.yaml") << "model:\n  name: mlp\n";
+  Result r = ember_cli("train " + (root / "csv.yaml").string() + " model.hidden=[8] data.dataset=csv data.label_column=label data.val_fraction=0 "
+                       "data.train_file=" + (root / "train.csv").string() + " data.test_file=" +
+                       (root / "test.csv").string() + " data.batch_size=20 train.epochs=1 train.threads=2 log.root=" +
+                       root.string() + " log.name=csv");
+  ASSERT_EQ(r.code, 0) << r.output;
+  fs::path run;
+  for (const auto& e : fs::directory_iterator(root))
+    if (e.is_directory()) run = e.path();
+  const fs::path model = root / "csv.ember";
+  Result e = ember_cli("export " + run.string() + " -o " + model.string());
+  ASSERT_EQ(e.code, 0) << e.output;
+  ember::jit::ModelFile m = ember::jit::load_model(model.string());
+  const ember::data::Standardizer st = ember::data::Standardizer::from_json(m.source.at("input_transform"), "test");
+  for (int j = 0; j < 2; ++j) {  // population statistics of the training rows, as float32
+    double mean = 0, ss = 0;
+    for (const auto& row : train_rows) mean += row[static_cast<size_t>(j)];
+    mean /= static_cast<double>(train_rows.size());
+    for (const auto& row : train_rows) ss += (row[static_cast<size_t>(j)] - mean) * (row[static_cast<size_t>(j)] - mean);
+    EXPECT_EQ(st.mean.to_vector<float>()[static_cast<size_t>(j)], static_cast<float>(mean));
+    EXPECT_EQ(st.std.to_vector<float>()[static_cast<size_t>(j)],
+              static_cast<float>(std::sqrt(ss / static_cast<double>(train_rows.size()))));
+  }
+  const fs::path preds = root / "preds.csv";
+  Result i = ember_cli("infer " + model.string() + " " + (root / "raw.csv").string() + " -o " + preds.string());
+  ASSERT_EQ(i.code, 0) << i.output;
+  // The graph on the rows standardised by hand.
+  std::ifstream raw(root / "raw.csv");
+  std::string line;
+  std::getline(raw, line);  // header
+  std::vector<float> x;
+  while (std::getline(raw, line)) {
+    const size_t comma = line.find(',');
+    x.push_back(std::stof(line.substr(0, comma)));
+    x.push_back(std::stof(line.substr(comma + 1)));
+  }
+  ember::Tensor xs = (ember::tensor<float>(x, {5, 2}) - st.mean) / st.std;
+  ember::Tensor y = ember::jit::run(m.graph, {xs.contiguous()})[0];
+  std::ifstream p(preds);
+  std::getline(p, line);
+  EXPECT_EQ(line, "index,prediction,class,out0,out1");
+  const std::vector<float> yv = y.contiguous().to_vector<float>();
+  for (int k = 0; k < 5; ++k) {
+    ASSERT_TRUE(std::getline(p, line));
+    const std::string want = fmt::format("{},{}", yv[static_cast<size_t>(2 * k)], yv[static_cast<size_t>(2 * k + 1)]);
+    EXPECT_TRUE(line.size() >= want.size() && line.substr(line.size() - want.size()) == want) << line << " vs " << want;
+  }
+  fs::remove_all(root);
+}

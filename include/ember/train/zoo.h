@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "ember/data/datasets/csv.h"
 #include "ember/data/image_preprocess.h"
 #include "ember/data/sample.h"
 #include "ember/nn/module.h"
@@ -27,6 +28,8 @@ struct DataInfo {
   // Image data sets: what evaluation does to an image before the model
   // (`ember export` records it for `ember infer`).
   std::optional<data::ImagePreprocess> image_preprocess;
+  // CSV data sets: the standardisation fitted on the training rows.
+  std::optional<data::Standardizer> feature_standardizer;
 };
 
 // A model whose input is not a single tensor (token ids + lengths). The

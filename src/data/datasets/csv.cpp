@@ -6,7 +6,10 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <set>
+
+#include <nlohmann/json.hpp>
 
 #include "ember/ops/factory.h"
 #include "file_reader.h"
@@ -228,6 +231,40 @@ Tensor Standardizer::apply(const Tensor& x) const {
               "Standardizer::apply: expected features [N, {}], got Tensor[{}]",
               mean.defined() ? mean.size(0) : 0, fmt::join(x.sizes(), ", "));
   return ((x.to(kFloat32) - mean) / std).contiguous();
+}
+
+std::string Standardizer::to_json() const {
+  nlohmann::ordered_json j;
+  j["kind"] = "standardize";
+  j["mean"] = mean.to(kFloat32).contiguous().to_vector<float>();
+  j["std"] = std.to(kFloat32).contiguous().to_vector<float>();
+  return j.dump();
+}
+
+Standardizer Standardizer::from_json(const std::string& text, const std::string& what) {
+  auto bad = [&](const std::string& problem) -> Standardizer { EMBER_ERROR("{}: input_transform: {}", what, problem); };
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("kind") || j["kind"] != "standardize")
+    return bad(fmt::format("expected {{\"kind\": \"standardize\", ...}}, got '{}'", text));
+  auto numbers = [&](const char* key) {
+    std::vector<float> v;
+    if (!j.contains(key) || !j[key].is_array() || j[key].empty())
+      bad(fmt::format("'{}' must be a non-empty list of numbers", key));
+    for (const auto& x : j[key]) {
+      if (!x.is_number()) bad(fmt::format("'{}' holds {}, not a number", key, x.dump()));
+      const double d = x.get<double>();
+      if (!std::isfinite(d) || std::abs(d) > std::numeric_limits<float>::max())
+        bad(fmt::format("'{}' holds {}, not a finite float32", key, x.dump()));
+      v.push_back(static_cast<float>(d));
+    }
+    return v;
+  };
+  const std::vector<float> m = numbers("mean"), s = numbers("std");
+  if (m.size() != s.size()) bad(fmt::format("{} means but {} stds", m.size(), s.size()));
+  for (float x : s)
+    if (!(x > 0)) bad(fmt::format("std {} is not positive", x));
+  const int64_t f = static_cast<int64_t>(m.size());
+  return Standardizer{tensor<float>(m, {f}), tensor<float>(s, {f})};
 }
 
 Standardizer CsvDataset::fit_standardizer(const std::vector<int64_t>& rows) const {

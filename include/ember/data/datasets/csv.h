@@ -17,6 +17,14 @@ struct Standardizer {
   // rows of x [N, F].
   static Standardizer fit(const Tensor& x);
   Tensor apply(const Tensor& x) const;
+
+  // {"kind": "standardize", "mean": [...], "std": [...]}, float32 values
+  // exactly (docs/file-formats.md, source key "input_transform": `ember
+  // export` records what a CSV run's rows went through, `ember infer` applies
+  // it to CSV rows).
+  std::string to_json() const;
+  // Throws naming `what` (the file it came from) and the problem.
+  static Standardizer from_json(const std::string& text, const std::string& what);
 };
 
 struct CsvOptions {
