@@ -1,6 +1,6 @@
 // The `ember` command: train, eval, version, info.
 //   ember train CONFIG.yaml [key=value ...]
-//   ember train --resume RUN_DIR [key=value ...]
+//   ember train --resume RUN_DIR [key=value ...] [--reset optimizer|schedule]
 //   ember eval RUN_DIR|CHECKPOINT [--split test]
 // Exit codes: 0 success, 1 the run failed, 2 usage or configuration error
 // (train::ConfigError: a bad config file, key, value or range, or a data
@@ -51,7 +51,8 @@ std::string options_help() {
   return out;
 }
 
-int run_train(const std::vector<std::string>& args, const std::string& resume) {
+int run_train(const std::vector<std::string>& args, const std::string& resume, const std::vector<std::string>& resets,
+              const std::string& command_line) {
   std::string config_path;
   std::vector<std::string> overrides;
   for (const std::string& a : args) {
@@ -62,8 +63,13 @@ int run_train(const std::vector<std::string>& args, const std::string& resume) {
   }
   if (resume.empty() && config_path.empty())
     throw train::ConfigError("ember train needs CONFIG.yaml (e.g. configs/fashion_mnist_cnn.yaml) or --resume RUN_DIR");
-  train::Trainer trainer = resume.empty() ? train::Trainer(train::load_config(config_path, overrides))
-                                          : train::Trainer::resume(resume, {}, overrides);
+  if (resume.empty() && !resets.empty())
+    throw train::ConfigError("--reset applies to --resume RUN_DIR only");
+  train::TrainOptions options;
+  options.command_line = command_line;
+  options.resets = train::parse_resets(resets);
+  train::Trainer trainer = resume.empty() ? train::Trainer(train::load_config(config_path, overrides), options)
+                                          : train::Trainer::resume(resume, options, overrides);
   train::TrainResult r = trainer.fit();
   return r.finished ? kOk : kRunFailed;
 }
@@ -81,6 +87,11 @@ int main(int argc, char** argv) {
   std::string resume_dir;
   train_cmd->add_option("args", train_args, "CONFIG.yaml followed by key=value overrides (e.g. optim.lr=3e-4)");
   train_cmd->add_option("--resume", resume_dir, "continue the run in RUN_DIR from its last.ckpt")->type_name("RUN_DIR");
+  std::vector<std::string> resets;
+  train_cmd->add_option("--reset", resets,
+                        "with --resume: start afresh instead of restoring: optimizer (a new optimizer and LR schedule, "
+                        "needed to change optim.*) or schedule (needed to change schedule.*)")
+      ->type_name("optimizer|schedule");
   train_cmd->footer([] { return options_help(); });
 
   CLI::App* eval_cmd = app.add_subcommand("eval", "evaluate a run's best.ckpt (or a checkpoint file)");
@@ -123,7 +134,11 @@ int main(int argc, char** argv) {
     if (auto rc = convert_cmd.run()) return *rc;
     if (auto rc = runtime_cmds.run()) return *rc;
     if (auto rc = serve_cmd.run()) return *rc;
-    if (*train_cmd) return run_train(train_args, resume_dir);
+    if (*train_cmd) {
+      std::string command_line = "ember";
+      for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];
+      return run_train(train_args, resume_dir, resets, command_line);
+    }
     if (*eval_cmd) {
       train::evaluate(eval_target, split, std::cout);
       return kOk;

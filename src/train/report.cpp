@@ -439,6 +439,11 @@ std::string report_html(const ReportInput& input) {
   }
   // HTML drops a newline right after <pre>; this one keeps the config's own
   // first line (even an empty one) intact.
+  if (!input.history.empty()) {
+    // The configuration below is what runs now; this says since when.
+    out += "<h2>Commands</h2>\n";
+    append_name_value_table(out, input.history, "command and changes");
+  }
   out += fmt::format("<h2>Configuration</h2>\n<pre>\n{}</pre>\n", escape(input.config_yaml));
   if (!input.environment.empty()) {
     out += "<h2>Environment</h2>\n";

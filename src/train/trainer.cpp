@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
 
 #include "environment.h"
 #include "ember/autograd/autograd.h"
@@ -57,6 +58,40 @@ std::string timestamp() {
   char buf[32];
   std::strftime(buf, sizeof(buf), "%Y%m%d-%H%M%S", &tm);
   return buf;
+}
+
+std::string timestamp_utc() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// history.yaml: one entry per command that ran the run, oldest first.
+std::string history_yaml(const nlohmann::json& history) {
+  YAML::Emitter y;
+  y << YAML::BeginSeq;
+  for (const nlohmann::json& e : history) {
+    y << YAML::BeginMap;
+    y << YAML::Key << "time" << YAML::Value << e.value("time", "");
+    y << YAML::Key << "command" << YAML::Value << e.value("command", "");
+    y << YAML::Key << "after_epoch" << YAML::Value << e.value("after_epoch", int64_t{0});
+    y << YAML::Key << "changes" << YAML::Value << YAML::BeginMap;
+    if (e.contains("changes") && e["changes"].is_object())
+      for (auto it = e["changes"].begin(); it != e["changes"].end(); ++it)
+        if (it.value().is_array() && it.value().size() == 2)
+          y << YAML::Key << it.key() << YAML::Value << YAML::Flow << YAML::BeginSeq
+            << it.value()[0].get<std::string>() << it.value()[1].get<std::string>() << YAML::EndSeq;
+    y << YAML::EndMap;
+    y << YAML::Key << "reset" << YAML::Value << YAML::Flow
+      << (e.contains("reset") && e["reset"].is_array() ? e["reset"].get<std::vector<std::string>>()
+                                                        : std::vector<std::string>{});
+    y << YAML::EndMap;
+  }
+  y << YAML::EndSeq;
+  return std::string(y.c_str()) + "\n";
 }
 
 // Writes every line to the terminal and to train.log.
@@ -184,6 +219,11 @@ struct Trainer::State {
   Config config;
   TrainOptions options;
   std::unique_ptr<Checkpoint> resume_from;
+  ResumePlan resume_plan;
+  // Every command that ran this run: time, command, after_epoch, changes,
+  // reset (Note [resume overrides]); kept in the checkpoint, written to
+  // history.yaml and the report.
+  nlohmann::json history = nlohmann::json::array();
   std::string run_dir;
 
   std::unique_ptr<RunLog> log;
@@ -209,7 +249,42 @@ struct Trainer::State {
   void write_run_files(const std::vector<std::pair<std::string, double>>& final_metrics = {},
                        const std::vector<std::vector<int64_t>>& confusion = {});
   std::vector<std::pair<std::string, double>> final_test();
+  void record_command();
+  std::vector<std::pair<std::string, std::string>> history_rows() const;
 };
+
+// This process's entry in the run's history.
+void Trainer::State::record_command() {
+  nlohmann::ordered_json e;
+  e["time"] = timestamp_utc();
+  e["command"] = options.command_line.empty() ? "(C++ API)" : options.command_line;
+  e["after_epoch"] = epoch;
+  nlohmann::ordered_json changes = nlohmann::ordered_json::object();
+  for (const ResumeChange& ch : resume_plan.changes) changes[ch.key] = {ch.before, ch.after};
+  e["changes"] = changes;
+  std::vector<std::string> reset;
+  if (resume_plan.resets.optimizer) reset.push_back("optimizer");
+  if (resume_plan.resets.schedule) reset.push_back("schedule");
+  e["reset"] = reset;
+  history.push_back(nlohmann::json::parse(e.dump()));
+}
+
+// (from epoch, what ran): the report's history table.
+std::vector<std::pair<std::string, std::string>> Trainer::State::history_rows() const {
+  std::vector<std::pair<std::string, std::string>> rows;
+  for (const nlohmann::json& e : history) {
+    std::string what = e.value("command", "");
+    if (e.contains("changes") && e["changes"].is_object())
+      for (auto it = e["changes"].begin(); it != e["changes"].end(); ++it)
+        if (it.value().is_array() && it.value().size() == 2)
+          what += fmt::format("; {}: {} -> {}", it.key(), it.value()[0].get<std::string>(),
+                              it.value()[1].get<std::string>());
+    if (e.contains("reset") && e["reset"].is_array() && !e["reset"].empty())
+      what += fmt::format("; reset {}", fmt::join(e["reset"].get<std::vector<std::string>>(), ", "));
+    rows.emplace_back(fmt::format("epoch {} ({})", e.value("after_epoch", int64_t{0}) + 1, e.value("time", "")), what);
+  }
+  return rows;
+}
 
 Trainer::Trainer(Config config, TrainOptions options) : s_(std::make_unique<State>()) {
   s_->config = std::move(config);
@@ -225,11 +300,22 @@ Trainer Trainer::resume(const std::string& run_dir, TrainOptions options, const 
   if (!fs::exists(ckpt_path))
     throw ConfigError(fmt::format("--resume: '{}' has no last.ckpt (the run saved no checkpoint yet)", run_dir));
   auto ckpt = std::make_unique<Checkpoint>(load_checkpoint(ckpt_path));
-  Config config = config_from_yaml(ckpt->config_yaml, ckpt_path + " (config)");
+  const Config before = config_from_yaml(ckpt->config_yaml, ckpt_path + " (config)");
+  Config config = before;
   for (const std::string& o : overrides) config.apply_override(o);
+  ResumedRun run;
+  run.epochs_done = ckpt->epoch;
+  const nlohmann::json j = nlohmann::json::parse(ckpt->trainer_json, nullptr, false);
+  // (Malformed fields fail later, in setup, naming the file and field.)
+  if (j.is_object()) {
+    run.finished = j.contains("finished") && j["finished"].is_boolean() && j["finished"].get<bool>();
+    run.stopped_early = j.contains("stopped_early") && j["stopped_early"].is_boolean() && j["stopped_early"].get<bool>();
+  }
+  ResumePlan plan = plan_resume(before, config, run, options.resets);
   options.run_dir = run_dir;
   Trainer t(std::move(config), std::move(options));
   t.s_->resume_from = std::move(ckpt);
+  t.s_->resume_plan = std::move(plan);
   return t;
 }
 
@@ -239,6 +325,7 @@ std::string Trainer::State::trainer_json() const {
   if (early) j["early_stopping"] = nlohmann::json::parse(early->state_json());
   j["finished"] = finished;
   j["stopped_early"] = stopped_early;
+  j["history"] = history;
   return j.dump();
 }
 
@@ -253,6 +340,10 @@ void Trainer::State::load_trainer_json(const std::string& text) {
                 j[k].dump());
   finished = j.value("finished", false);
   stopped_early = j.value("stopped_early", false);
+  if (j.contains("history")) {
+    EMBER_CHECK(j["history"].is_array(), "metadata 'trainer': 'history' is not a list");
+    history = j["history"];
+  }
 }
 
 Checkpoint Trainer::State::make_checkpoint() const {
@@ -316,8 +407,8 @@ void Trainer::State::setup() {
     // The state fields come from the file: their errors name it.
     const std::string ckpt_path = (fs::path(options.run_dir) / "last.ckpt").string();
     try {
-      optimizer->load_state_dict(r.optimizer);
-      schedule->load_state_dict(r.scheduler);
+      if (!resume_plan.resets.optimizer) optimizer->load_state_dict(r.optimizer);
+      if (!resume_plan.resets.schedule) schedule->load_state_dict(r.scheduler);
       if (r.rng_state.defined()) default_generator().set_state(r.rng_state);
       table = MetricsTable::from_csv(r.metrics_csv, ckpt_path + " (metadata 'metrics_csv')");
       load_trainer_json(r.trainer_json);
@@ -329,6 +420,10 @@ void Trainer::State::setup() {
     epoch = r.epoch;
     step = r.step;
     run_dir = options.run_dir;
+    if (resume_plan.continues_finished_run) finished = stopped_early = false;
+    // The settings in force from here on are the run's config.
+    if (!resume_plan.changes.empty())
+      io::write_file_atomic((fs::path(run_dir) / "config.yaml").string(), c.to_yaml(true), "config.yaml");
     // A kill during a checkpoint write leaves "<name>.tmp.<pid>.<hex>" behind.
     io::remove_stale_temp_files(run_dir);
   } else {
@@ -348,8 +443,17 @@ void Trainer::State::setup() {
   env = environment_info(c.get_int("train.seed"));
   io::write_file_atomic((fs::path(run_dir) / "env.json").string(), environment_json(env), "env.json");
   log->open((fs::path(run_dir) / "train.log").string());
-  if (resume_from)
+  record_command();
+  if (resume_from) {
     log->line(fmt::format("resuming {} after epoch {} (step {})", run_dir, epoch, step));
+    for (const ResumeChange& ch : resume_plan.changes)
+      log->line(fmt::format("  {}: {} -> {} from the next step", ch.key, ch.before, ch.after));
+    if (resume_plan.resets.optimizer) log->line("  --reset optimizer: a fresh optimizer and LR schedule");
+    else if (resume_plan.resets.schedule) log->line("  --reset schedule: the LR schedule restarts");
+    if (finished && resume_plan.changes.empty())
+      log->line(fmt::format("the run finished after {} epochs; nothing to train (raise train.epochs to continue it)",
+                            epoch));
+  }
   log->line(fmt::format("ember {} | model {} ({} parameters) | {} train / {} val / {} test samples | {} threads",
                         version(), c.get_string("model.name"), count_parameters(*model), data.train->size(),
                         data.val ? data.val->size() : 0, data.test->size(), get_num_threads()));
@@ -468,6 +572,7 @@ void Trainer::State::write_run_files(const std::vector<std::pair<std::string, do
   fs::path dir(run_dir);
   io::write_file_atomic((dir / "metrics.csv").string(), table.to_csv(), "metrics.csv");
   io::write_file_atomic((dir / "curves.svg").string(), curves_svg(table), "curves.svg");
+  io::write_file_atomic((dir / "history.yaml").string(), history_yaml(history), "history.yaml");
   ReportInput in;
   in.title = dir.filename().string();
   in.metrics = table;
@@ -475,6 +580,7 @@ void Trainer::State::write_run_files(const std::vector<std::pair<std::string, do
   in.confusion = confusion;
   in.class_names = data.info.class_names;
   in.config_yaml = config.to_yaml();
+  in.history = history_rows();
   in.environment = env;
   io::write_file_atomic((dir / "report.html").string(), report_html(in), "report.html");
 }

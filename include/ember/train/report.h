@@ -45,6 +45,8 @@ struct ReportInput {
   std::vector<std::vector<int64_t>> confusion;                // may be empty
   std::vector<std::string> class_names;
   std::string config_yaml;
+  // (from which epoch, the command and what it changed), oldest first.
+  std::vector<std::pair<std::string, std::string>> history;
   std::vector<std::pair<std::string, std::string>> environment;  // versions, CPU, threads, seed
 };
 // A single HTML5 file (inline SVG curves, tables; no external resources),

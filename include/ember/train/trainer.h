@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ember/train/config.h"
+#include "ember/train/resume.h"
 
 namespace ember::train {
 
@@ -29,6 +30,11 @@ struct TrainOptions {
   // limit. A later resume continues exactly.
   int64_t stop_after_epochs = 0;
   std::string run_dir;  // explicit run directory (default runs/<name>-<timestamp>)
+  // Trainer::resume: what starts afresh instead of coming from last.ckpt.
+  ResumeResets resets;
+  // The command that started this process, for the run's history
+  // (history.yaml, the report); empty: "(C++ API)".
+  std::string command_line;
 };
 
 struct TrainResult {
@@ -44,6 +50,8 @@ class Trainer {
   explicit Trainer(Config config, TrainOptions options = {});
   // A run continued from RUN_DIR/last.ckpt, with the config stored there
   // and `overrides` applied to it (e.g. train.epochs=20 to train longer).
+  // Each override takes effect from the next step or is refused with a
+  // ConfigError naming it (plan_resume, Note [resume overrides]).
   static Trainer resume(const std::string& run_dir, TrainOptions options = {},
                         const std::vector<std::string>& overrides = {});
   ~Trainer();
