@@ -68,9 +68,11 @@ int run_train(const std::vector<std::string>& args, const std::string& resume, c
   train::TrainOptions options;
   options.command_line = command_line;
   options.resets = train::parse_resets(resets);
+  options.handle_interrupts = true;
   train::Trainer trainer = resume.empty() ? train::Trainer(train::load_config(config_path, overrides), options)
                                           : train::Trainer::resume(resume, options, overrides);
   train::TrainResult r = trainer.fit();
+  if (r.interrupt_signal) return 128 + r.interrupt_signal;  // 130 for Ctrl-C, as a shell reports it
   return r.finished ? kOk : kRunFailed;
 }
 

@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <nlohmann/json.hpp>
+
 #include "ember/core/error.h"
 #include "ember/core/grad_mode.h"
 
@@ -219,5 +221,75 @@ double RegressionMetrics::loss() const { return ratio(loss_sum_, static_cast<dou
 // outputs since every output has the same number of samples.
 double RegressionMetrics::mse() const { return ratio(se_sum_, static_cast<double>(elements_)); }
 double RegressionMetrics::mae() const { return ratio(ae_sum_, static_cast<double>(elements_)); }
+
+}  // namespace ember::train
+
+namespace ember::train {
+
+namespace {
+
+nlohmann::json parse_state(const std::string& text, const char* what) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  EMBER_CHECK(!j.is_discarded() && j.is_object(), "{}: the metric state is not a JSON object", what);
+  return j;
+}
+
+template <typename T>
+T field(const nlohmann::json& j, const char* key, const char* what) {
+  EMBER_CHECK(j.contains(key), "{}: the metric state has no '{}'", what, key);
+  try {
+    return j.at(key).get<T>();
+  } catch (const nlohmann::json::exception&) {
+    EMBER_ERROR("{}: the metric state's '{}' = {} has the wrong type", what, key, j.at(key).dump());
+  }
+}
+
+}  // namespace
+
+std::string ClassificationMetrics::state_json() const {
+  nlohmann::json j;
+  j["count"] = count_;
+  j["loss_sum"] = loss_sum_;
+  j["top_k_correct"] = top_k_correct_;
+  j["confusion"] = confusion_;
+  return j.dump();
+}
+
+void ClassificationMetrics::load_state_json(const std::string& text) {
+  const char* what = "ClassificationMetrics";
+  const nlohmann::json j = parse_state(text, what);
+  auto confusion = field<std::vector<std::vector<int64_t>>>(j, "confusion", what);
+  auto top_k_correct = field<std::vector<int64_t>>(j, "top_k_correct", what);
+  EMBER_CHECK(confusion.size() == static_cast<size_t>(num_classes_) &&
+                  std::all_of(confusion.begin(), confusion.end(),
+                              [&](const auto& r) { return r.size() == static_cast<size_t>(num_classes_); }),
+              "{}: the state's confusion matrix is not {} x {}", what, num_classes_, num_classes_);
+  EMBER_CHECK(top_k_correct.size() == top_k_.size(), "{}: the state has {} top-k counts, expected {}", what,
+              top_k_correct.size(), top_k_.size());
+  count_ = field<int64_t>(j, "count", what);
+  loss_sum_ = field<double>(j, "loss_sum", what);
+  confusion_ = std::move(confusion);
+  top_k_correct_ = std::move(top_k_correct);
+}
+
+std::string RegressionMetrics::state_json() const {
+  nlohmann::json j;
+  j["count"] = count_;
+  j["elements"] = elements_;
+  j["loss_sum"] = loss_sum_;
+  j["se_sum"] = se_sum_;
+  j["ae_sum"] = ae_sum_;
+  return j.dump();
+}
+
+void RegressionMetrics::load_state_json(const std::string& text) {
+  const char* what = "RegressionMetrics";
+  const nlohmann::json j = parse_state(text, what);
+  count_ = field<int64_t>(j, "count", what);
+  elements_ = field<int64_t>(j, "elements", what);
+  loss_sum_ = field<double>(j, "loss_sum", what);
+  se_sum_ = field<double>(j, "se_sum", what);
+  ae_sum_ = field<double>(j, "ae_sum", what);
+}
 
 }  // namespace ember::train

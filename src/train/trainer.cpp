@@ -8,7 +8,9 @@
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <csignal>
 #include <filesystem>
+#include <optional>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -27,6 +29,7 @@
 #include "ember/train/callbacks.h"
 #include "ember/train/checkpoint.h"
 #include "ember/train/data_setup.h"
+#include "ember/train/interrupt.h"
 #include "ember/train/metrics.h"
 #include "ember/train/optim_setup.h"
 #include "ember/train/report.h"
@@ -239,10 +242,15 @@ struct Trainer::State {
   int64_t epoch = 0;  // completed
   int64_t step = 0;
   bool finished = false, stopped_early = false;
+  // The epoch an interrupt stopped mid-way (Note [interrupts]): the batches
+  // done and the running totals, so the resume continues it exactly; empty
+  // between epochs.
+  nlohmann::json partial_epoch;
   Environment env;
 
   void setup();
-  void train_one_epoch(MetricsTable::Row& row);
+  // False when an interrupt stopped the epoch (partial_epoch holds it).
+  bool train_one_epoch(MetricsTable::Row& row);
   std::string trainer_json() const;
   void load_trainer_json(const std::string& text);
   Checkpoint make_checkpoint() const;
@@ -326,6 +334,7 @@ std::string Trainer::State::trainer_json() const {
   j["finished"] = finished;
   j["stopped_early"] = stopped_early;
   j["history"] = history;
+  if (!partial_epoch.is_null()) j["partial_epoch"] = partial_epoch;
   return j.dump();
 }
 
@@ -340,6 +349,12 @@ void Trainer::State::load_trainer_json(const std::string& text) {
                 j[k].dump());
   finished = j.value("finished", false);
   stopped_early = j.value("stopped_early", false);
+  if (j.contains("partial_epoch")) {
+    EMBER_CHECK(j["partial_epoch"].is_object() && j["partial_epoch"].contains("batch") &&
+                    j["partial_epoch"]["batch"].is_number_integer() && j["partial_epoch"]["batch"].get<int64_t>() > 0,
+                "metadata 'trainer': 'partial_epoch' is not an object with a positive 'batch'");
+    partial_epoch = j["partial_epoch"];
+  }
   if (j.contains("history")) {
     EMBER_CHECK(j["history"].is_array(), "metadata 'trainer': 'history' is not a list");
     history = j["history"];
@@ -460,7 +475,7 @@ void Trainer::State::setup() {
   log->line(fmt::format("run directory: {}", run_dir));
 }
 
-void Trainer::State::train_one_epoch(MetricsTable::Row& row) {
+bool Trainer::State::train_one_epoch(MetricsTable::Row& row) {
   const Config& c = config;
   const DataInfo& info = data.info;
   const int64_t accum = c.get_int("train.grad_accum_steps");
@@ -486,13 +501,35 @@ void Trainer::State::train_one_epoch(MetricsTable::Row& row) {
   progress.start(epoch + 1, epochs, n_batches);
 
   Clock::time_point t0 = Clock::now();
-  double wait = 0;
-  int64_t images = 0, finite_images = 0, skipped = 0;
+  double wait = 0, time_before = 0;  // time_before: the interrupted part's
+  int64_t images = 0, finite_images = 0, skipped = 0, first = 0;
   double loss_sum = 0;
+  if (!partial_epoch.is_null()) {
+    // The rest of an epoch an interrupt stopped (Note [interrupts]).
+    const nlohmann::json& p = partial_epoch;
+    const std::string where = fmt::format("last.ckpt: the interrupted epoch {}", epoch + 1);
+    try {
+      first = p.at("batch").get<int64_t>();
+      images = p.at("images").get<int64_t>();
+      finite_images = p.at("finite_images").get<int64_t>();
+      skipped = p.at("skipped").get<int64_t>();
+      loss_sum = p.at("loss_sum").get<double>();
+      time_before = p.at("train_time").get<double>();
+      wait = p.at("data_wait").get<double>();
+      if (info.task == Task::Regression) rm.load_state_json(p.at("metrics").dump());
+      else cm.load_state_json(p.at("metrics").dump());
+    } catch (const nlohmann::json::exception& e) {
+      EMBER_ERROR("{}: {}", where, e.what());
+    }
+    EMBER_CHECK(first < n_batches, "{}: {} batches done of {}", where, first, n_batches);
+    partial_epoch = nlohmann::json();
+  }
   Clock::time_point tw = Clock::now();
   auto it = train_loader->begin();
+  // Batches depend on (seed, epoch, index) only: skipping reproduces the rest.
+  for (int64_t i = 0; i < first && it != train_loader->end(); ++i) ++it;
   wait += seconds_since(tw);
-  for (int64_t i = 0; it != train_loader->end(); ++i) {
+  for (int64_t i = first; it != train_loader->end(); ++i) {
     const data::Sample& batch = *it;
     Tensor target = batch[1].tensor();
     Tensor output, loss;
@@ -528,13 +565,29 @@ void Trainer::State::train_one_epoch(MetricsTable::Row& row) {
     images += bs;
     // The running loss is over the steps that counted (NaN until one did).
     progress.update(i + 1, finite_images ? loss_sum / static_cast<double>(finite_images) : NAN,
-                    static_cast<double>(images) / seconds_since(t0));
+                    static_cast<double>(images) / (time_before + seconds_since(t0)));
+    if (options.on_batch_end) options.on_batch_end(epoch, i);
+    // Stop at an optimizer-step boundary, unless the epoch is done anyway.
+    const bool step_boundary = (i + 1) % accum == 0;
+    if (InterruptGuard::requested() && options.handle_interrupts && step_boundary && i + 1 < n_batches) {
+      progress.finish();
+      partial_epoch = {{"batch", i + 1},
+                       {"images", images},
+                       {"finite_images", finite_images},
+                       {"skipped", skipped},
+                       {"loss_sum", loss_sum},
+                       {"train_time", time_before + seconds_since(t0)},
+                       {"data_wait", wait},
+                       {"metrics", nlohmann::json::parse(info.task == Task::Regression ? rm.state_json()
+                                                                                       : cm.state_json())}};
+      return false;
+    }
     tw = Clock::now();
     ++it;
     wait += seconds_since(tw);
   }
   progress.finish();
-  const double train_time = seconds_since(t0);
+  const double train_time = time_before + seconds_since(t0);
   if (skipped) log->line(fmt::format("epoch {}: skipped {} steps with a non-finite loss", epoch + 1, skipped));
   // An epoch with no finite step has no training loss (0.0 would read as a
   // perfect fit) and did not train: fail the run, as a monitor of it would.
@@ -565,6 +618,7 @@ void Trainer::State::train_one_epoch(MetricsTable::Row& row) {
     row.emplace_back("data_wait_pct", 100.0 * wait / train_time);
     row.emplace_back("peak_rss_mib", peak_rss_mib());
   }
+  return true;
 }
 
 void Trainer::State::write_run_files(const std::vector<std::pair<std::string, double>>& final_metrics,
@@ -622,9 +676,26 @@ TrainResult Trainer::fit() {
   const fs::path dir(s.run_dir);
   int64_t ran = 0;
   bool interrupted = false;
+  std::optional<InterruptGuard> signals;
+  if (s.options.handle_interrupts) signals.emplace();
+  auto stop_for_signal = [&] {
+    interrupted = true;
+    s.log->line(fmt::format("{} at epoch {}{}: last.ckpt saved; continue with: ember train --resume {}",
+                            InterruptGuard::requested() == SIGTERM ? "terminated" : "interrupted",
+                            s.epoch + (s.partial_epoch.is_null() ? 0 : 1),
+                            s.partial_epoch.is_null()
+                                ? " (its end)"
+                                : fmt::format(", batch {} of {}", s.partial_epoch["batch"].get<int64_t>(),
+                                              s.train_loader->size()),
+                            s.run_dir));
+  };
   while (!s.finished && s.epoch < epochs) {
     MetricsTable::Row row;
-    s.train_one_epoch(row);
+    if (!s.train_one_epoch(row)) {
+      save_checkpoint(s.make_checkpoint(), (dir / "last.ckpt").string());
+      stop_for_signal();
+      break;
+    }
     auto value_of = [&](const std::string& name) {
       for (const auto& [k, v] : row)
         if (k == name) return v;
@@ -662,6 +733,11 @@ TrainResult Trainer::fit() {
                               s.early->monitor(), s.early->patience(), s.early->tracker().best(),
                               s.early->tracker().best_epoch()));
     ++ran;
+    if (signals && InterruptGuard::requested() && !s.finished) {
+      if (s.epoch % every != 0) save_checkpoint(s.make_checkpoint(), (dir / "last.ckpt").string());
+      stop_for_signal();
+      break;
+    }
     if (!s.finished && s.options.stop_after_epochs > 0 && ran >= s.options.stop_after_epochs) {
       interrupted = true;
       break;
@@ -672,8 +748,9 @@ TrainResult Trainer::fit() {
   r.epochs_completed = s.epoch;
   r.stopped_early = s.stopped_early;
   r.finished = !interrupted;
+  r.interrupt_signal = signals ? InterruptGuard::requested() : 0;
   if (!interrupted) r.test_metrics = s.final_test();
-  else s.log->line(fmt::format("stopped after epoch {}; continue with: ember train --resume {}", s.epoch, s.run_dir));
+  else if (!r.interrupt_signal) s.log->line(fmt::format("stopped after epoch {}; continue with: ember train --resume {}", s.epoch, s.run_dir));
   return r;
 }
 

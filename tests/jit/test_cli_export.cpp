@@ -290,7 +290,7 @@ TEST(CliExportCsv, InferStandardisesCsvRowsAsTheRunDid) {
   for (const auto& e : fs::directory_iterator(root))
     if (e.is_directory()) run = e.path();
   const fs::path model = root / "csv.ember";
-  Result e = ember_cli("export " + run.string() + " -o " + model.string());
+  Result e = ember_cli("export " + run.string() + " --dynamic batch -o " + model.string());
   ASSERT_EQ(e.code, 0) << e.output;
   ember::jit::ModelFile m = ember::jit::load_model(model.string());
   const ember::data::Standardizer st = ember::data::Standardizer::from_json(m.source.at("input_transform"), "test");

@@ -235,4 +235,69 @@ TEST(CheckpointKill, EmberTrainKilledAtRandomTimesResumesToTheEnd) {
   std::printf("[ kill -9 ] ember train: %d resumes, epoch %ld on disk before the last one\n", resumes,
               static_cast<long>(epoch));
 }
+
+// Note [interrupts]: SIGTERM (a scheduler's preemption) and a first Ctrl-C
+// finish the step, save last.ckpt and print the resume command; a second
+// Ctrl-C exits at once. Exit codes as a shell reports them: 143, 130.
+TEST(CheckpointKill, SigtermSavesAndTellsHowToResumeASecondCtrlCQuitsAtOnce) {
+  fs::path root = fresh_dir("signals");
+  const std::string cfg = std::string(EMBER_SOURCE_DIR) + "/configs/fashion_mnist_mlp.yaml";
+  auto args = [&](const std::string& name) {
+    return std::vector<std::string>{"train", cfg, "model.hidden=[16]", "data.limit_train=3000", "data.limit_test=50",
+                                    "data.val_fraction=0", "data.batch_size=10", "train.checkpoint.monitor=train_loss",
+                                    "train.epochs=50", "train.threads=1", "data.num_workers=0", "log.progress=none",
+                                    "log.root=" + (root / name).string(), "log.name=" + name};
+  };
+  // Waits until the run is training (its header is logged) and returns its directory.
+  auto started = [&](pid_t pid, const fs::path& log, const std::string& name) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    while (std::chrono::steady_clock::now() < deadline && read_text(log).find("run directory:") == std::string::npos) {
+      int status = 0;
+      if (waitpid(pid, &status, WNOHANG) == pid) return fs::path();
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    fs::path run;
+    if (fs::exists(root / name))
+      for (const auto& e : fs::directory_iterator(root / name)) run = e.path();
+    return run;
+  };
+  {
+    const fs::path log = root / "term.txt";
+    pid_t pid = spawn_ember(args("term"), log);
+    const fs::path run = started(pid, log, "term");
+    ASSERT_FALSE(run.empty()) << read_text(log);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    kill(pid, SIGTERM);
+    EXPECT_EQ(wait_exit(pid), 143) << read_text(log);
+    const std::string out = read_text(log);
+    EXPECT_NE(out.find("terminated: finishing the current step and saving last.ckpt"), std::string::npos) << out;
+    EXPECT_NE(out.find("last.ckpt saved; continue with: ember train --resume " + run.string()), std::string::npos)
+        << out;
+    Checkpoint c = load_checkpoint((run / "last.ckpt").string());
+    EXPECT_LT(c.epoch, 50);
+    EXPECT_GT(c.step, 0);
+  }
+  {
+    // Steps of the reference CNN at batch 256 on one thread take a while, so
+    // the second Ctrl-C arrives while the first is still finishing its step.
+    const fs::path log = root / "int.txt";
+    const std::string cnn = std::string(EMBER_SOURCE_DIR) + "/configs/fashion_mnist_cnn.yaml";
+    pid_t pid = spawn_ember({"train", cnn, "data.limit_train=3000", "data.limit_test=50", "data.val_fraction=0",
+                             "data.batch_size=256", "train.checkpoint.monitor=train_loss", "train.threads=1",
+                             "data.num_workers=0", "log.progress=none", "log.root=" + (root / "int").string(),
+                             "log.name=int"},
+                            log);
+    ASSERT_FALSE(started(pid, log, "int").empty()) << read_text(log);
+    kill(pid, SIGINT);
+    const auto first = std::chrono::steady_clock::now();
+    while (read_text(log).find("interrupted: finishing") == std::string::npos &&
+           std::chrono::steady_clock::now() - first < std::chrono::seconds(10))
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    kill(pid, SIGINT);
+    const auto t0 = std::chrono::steady_clock::now();
+    EXPECT_EQ(wait_exit(pid), 130) << read_text(log);
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 5.0);
+    EXPECT_NE(read_text(log).find("interrupted again: exiting now"), std::string::npos) << read_text(log);
+  }
+}
 #endif

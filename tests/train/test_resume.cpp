@@ -4,6 +4,7 @@
 // history.
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <filesystem>
 #include <sstream>
 
@@ -147,6 +148,45 @@ TEST(Resume, ExtendsAFinishedRunAndAppliesANewLrForReal) {
   // Nothing more to do: a no-op that exits as finished.
   EXPECT_TRUE(resume(dir, {}).finished);
   EXPECT_EQ(lr_column(dir).size(), 4u);
+}
+
+// An interrupt mid-epoch (Note [interrupts]) saves the epoch in progress;
+// the resume finishes it and the run ends bit for bit as an uninterrupted
+// one, also when the interrupt falls inside a gradient-accumulation window
+// (the trainer stops at the next optimizer step).
+TEST(Resume, AnInterruptMidEpochResumesBitwise) {
+  // 160 training samples in batches of 50: 4 batches per epoch.
+  for (auto [accum, stops_after] : {std::pair{"train.grad_accum_steps=1", "1"}, std::pair{"train.grad_accum_steps=2", "2"}}) {
+    SCOPED_TRACE(accum);
+    const Config c = base({accum, "train.epochs=3", "model.dropout=0.2"});
+    const std::string a = fresh_dir("uninterrupted"), b = fresh_dir("interrupted");
+    ASSERT_TRUE(train_run(c, a).finished);
+    std::ostringstream out;
+    TrainOptions opt;
+    opt.out = &out;
+    opt.run_dir = b;
+    opt.handle_interrupts = true;
+    opt.on_batch_end = [](int64_t epoch, int64_t batch) {
+      if (epoch == 1 && batch == 0) std::raise(SIGINT);  // a Ctrl-C during epoch 2's first batch
+    };
+    TrainResult r = Trainer(c, opt).fit();
+    EXPECT_FALSE(r.finished);
+    EXPECT_EQ(r.interrupt_signal, SIGINT);
+    EXPECT_EQ(r.epochs_completed, 1);
+    Checkpoint mid = load_checkpoint((fs::path(b) / "last.ckpt").string());
+    EXPECT_EQ(mid.epoch, 1);
+    EXPECT_NE(mid.trainer_json.find("\"partial_epoch\""), std::string::npos);
+    // Stopped after batch 1 (accum 1), or 2 (accum 2: the step boundary).
+    EXPECT_NE(mid.trainer_json.find(std::string("\"batch\":") + stops_after), std::string::npos) << mid.trainer_json;
+    EXPECT_NE(out.str().find("interrupted at epoch 2, batch"), std::string::npos) << out.str();
+    TrainResult done = resume(b, {});
+    EXPECT_TRUE(done.finished);
+    EXPECT_EQ(io::read_file((fs::path(a) / "metrics.csv").string()), io::read_file((fs::path(b) / "metrics.csv").string()));
+    StateDict wa = load_checkpoint((fs::path(a) / "last.ckpt").string()).model;
+    StateDict wb = load_checkpoint((fs::path(b) / "last.ckpt").string()).model;
+    ASSERT_EQ(wa.size(), wb.size());
+    for (const auto& [k, v] : wa) EXPECT_TRUE(ember::equal(v, wb.at(k))) << k;
+  }
 }
 
 }  // namespace

@@ -38,6 +38,10 @@ class ClassificationMetrics {
   double f1_weighted() const;
   // confusion[true][predicted]
   const std::vector<std::vector<int64_t>>& confusion() const { return confusion_; }
+  // The accumulated state as JSON (doubles exactly), so an epoch interrupted
+  // mid-way resumes with the same running totals; loading checks the shapes.
+  std::string state_json() const;
+  void load_state_json(const std::string& text);
 
  private:
   int64_t num_classes_;
@@ -57,6 +61,8 @@ class RegressionMetrics {
   double loss() const;
   double mse() const;
   double mae() const;
+  std::string state_json() const;  // as ClassificationMetrics'
+  void load_state_json(const std::string& text);
 
  private:
   int64_t count_ = 0;     // samples

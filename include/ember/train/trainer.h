@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <string>
@@ -35,6 +36,11 @@ struct TrainOptions {
   // The command that started this process, for the run's history
   // (history.yaml, the report); empty: "(C++ API)".
   std::string command_line;
+  // Ctrl-C / SIGTERM stop after the current optimizer step and save
+  // last.ckpt (the `ember` command sets this; Note [interrupts]).
+  bool handle_interrupts = false;
+  // Called after every training batch (epoch index from 0, batch index).
+  std::function<void(int64_t epoch, int64_t batch)> on_batch_end;
 };
 
 struct TrainResult {
@@ -42,6 +48,7 @@ struct TrainResult {
   int64_t epochs_completed = 0;
   bool stopped_early = false;
   bool finished = false;  // all epochs done or stopped early (not interrupted)
+  int interrupt_signal = 0;  // SIGINT or SIGTERM when a signal stopped the run (handle_interrupts)
   std::vector<std::pair<std::string, double>> test_metrics;  // with best.ckpt's weights
 };
 
