@@ -2,6 +2,7 @@
 //   ember train CONFIG.yaml [key=value ...]
 //   ember train --resume RUN_DIR [key=value ...] [--reset optimizer|schedule]
 //   ember eval RUN_DIR|CHECKPOINT [--split test]
+//   mpirun -np N ember train CONFIG.yaml dist.enabled=true   (data parallel)
 // Exit codes: 0 success, 1 the run failed, 2 usage or configuration error
 // (train::ConfigError: a bad config file, key, value or range, or a data
 // file the config names that cannot be used; found before training starts).
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "ember/core/parallel.h"
+#include "ember/distributed/mpi.h"
 #include "ember/ember.h"
 #include "ember/train/config.h"
 #include "ember/train/trainer.h"
@@ -52,7 +54,7 @@ std::string options_help() {
 }
 
 int run_train(const std::vector<std::string>& args, const std::string& resume, const std::vector<std::string>& resets,
-              const std::string& command_line) {
+              const std::string& command_line, const distributed::ProcessGroupPtr& group) {
   std::string config_path;
   std::vector<std::string> overrides;
   for (const std::string& a : args) {
@@ -69,11 +71,25 @@ int run_train(const std::vector<std::string>& args, const std::string& resume, c
   options.command_line = command_line;
   options.resets = train::parse_resets(resets);
   options.handle_interrupts = true;
+  options.group = group;
   train::Trainer trainer = resume.empty() ? train::Trainer(train::load_config(config_path, overrides), options)
                                           : train::Trainer::resume(resume, options, overrides);
   train::TrainResult r = trainer.fit();
   if (r.interrupt_signal) return 128 + r.interrupt_signal;  // 130 for Ctrl-C, as a shell reports it
   return r.finished ? kOk : kRunFailed;
+}
+
+// In a data-parallel job a failing rank ends the whole job (MPI_Abort):
+// the others would otherwise wait for it in their next collective. The
+// launcher then reports which rank aborted.
+int fail(const distributed::ProcessGroupPtr& group, const char* what, const char* message, int code) {
+  if (group && group->size() > 1) {
+    std::fprintf(stderr, "ember: rank %d of %d: %s: %s\n", group->rank(), group->size(), what, message);
+    std::fflush(stderr);
+    group->abort(code);
+  }
+  std::fprintf(stderr, "ember: %s: %s\n", what, message);
+  return code;
 }
 
 }  // namespace
@@ -109,6 +125,7 @@ int main(int argc, char** argv) {
   cli::RuntimeCommands runtime_cmds(app);  // infer, bench
   cli::ServeCommand serve_cmd(app);
 
+  distributed::ProcessGroupPtr group;
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -139,18 +156,19 @@ int main(int argc, char** argv) {
     if (*train_cmd) {
       std::string command_line = "ember";
       for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];
-      return run_train(train_args, resume_dir, resets, command_line);
+      // Under an MPI launcher every rank joins the job (without one: a world
+      // of one, and MPI is never started).
+      if (distributed::launched_by_mpi()) group = distributed::init_process_group("mpi");
+      return run_train(train_args, resume_dir, resets, command_line, group);
     }
     if (*eval_cmd) {
       train::evaluate(eval_target, split, std::cout);
       return kOk;
     }
   } catch (const train::ConfigError& e) {
-    std::fprintf(stderr, "ember: error: %s\n", e.what());
-    return kUsage;
+    return fail(group, "error", e.what(), kUsage);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "ember: run failed: %s\n", e.what());
-    return kRunFailed;
+    return fail(group, "run failed", e.what(), kRunFailed);
   }
   return kUsage;
 }

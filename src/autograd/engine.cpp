@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "ember/autograd/autograd.h"
+#include "ember/autograd/callback.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/reduction.h"
@@ -31,6 +32,22 @@ struct GraphTask {
   bool accumulate = true;  // false for autograd::grad: leaves' grad() untouched
   std::unordered_map<Node*, std::vector<Capture>> captures;
   variable_list captured;
+  std::vector<std::function<void()>> final_callbacks;
+};
+
+// The pass running on this thread (the engine runs on the caller's thread),
+// for queue_callback; a backward inside a hook saves and restores it.
+thread_local GraphTask* current_task = nullptr;
+
+class CurrentTaskGuard {
+ public:
+  explicit CurrentTaskGuard(GraphTask* t) : prev_(current_task) { current_task = t; }
+  ~CurrentTaskGuard() { current_task = prev_; }
+  CurrentTaskGuard(const CurrentTaskGuard&) = delete;
+  CurrentTaskGuard& operator=(const CurrentTaskGuard&) = delete;
+
+ private:
+  GraphTask* prev_;
 };
 
 void add_to_buffer(Node& n, uint32_t input_nr, Tensor g) {
@@ -154,6 +171,7 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
     Tensor g = root_gradient(roots[i], grad_roots.empty() ? Tensor() : grad_roots[i], i);
     add_to_buffer(*root_edges[i].fn, root_edges[i].input_nr, g);
   }
+  CurrentTaskGuard current(&task);
   std::vector<Node*> ready;
   for (const Edge& e : root_edges)
     if (e.fn->dependencies == 0 && std::find(ready.begin(), ready.end(), e.fn.get()) == ready.end())
@@ -162,6 +180,11 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
     Node* n = ready.back();
     ready.pop_back();
     run_node(*n, task, ready);
+  }
+  // Index loop: a callback may queue another.
+  for (size_t i = 0; i < task.final_callbacks.size(); ++i) {
+    auto callback = std::move(task.final_callbacks[i]);
+    callback();
   }
   for (size_t i = 0; i < inputs.size(); ++i)
     EMBER_CHECK(allow_unused || task.captured[i].defined(),
@@ -172,6 +195,11 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
 }
 
 }  // namespace
+
+void queue_callback(std::function<void()> callback) {
+  EMBER_CHECK(current_task != nullptr, "queue_callback: no backward pass is running on this thread");
+  current_task->final_callbacks.push_back(std::move(callback));
+}
 
 void backward(const variable_list& tensors, const variable_list& grad_tensors, std::optional<bool> retain_graph,
               bool create_graph) {

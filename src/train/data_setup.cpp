@@ -318,7 +318,8 @@ DataBundle build_data(const Config& c) {
   return DataBundle{r.info, train, val, test};
 }
 
-std::unique_ptr<DataLoader> make_loader(const Config& c, const DatasetPtr& dataset, bool train) {
+std::unique_ptr<DataLoader> make_loader(const Config& c, const DatasetPtr& dataset, bool train, int64_t rank,
+                                        int64_t world) {
   DataLoaderOptions opt;
   opt.batch_size = c.get_int(train ? "data.batch_size" : "data.eval_batch_size");
   if (!train && opt.batch_size == 0) opt.batch_size = c.get_int("data.batch_size");
@@ -329,6 +330,11 @@ std::unique_ptr<DataLoader> make_loader(const Config& c, const DatasetPtr& datas
   opt.num_workers = static_cast<int>(c.get_int("data.num_workers"));
   opt.prefetch_factor = static_cast<int>(c.get_int("data.prefetch_factor"));
   opt.seed = static_cast<uint64_t>(c.get_int("train.seed"));
+  if (train && world > 1) {
+    opt.shuffle = false;  // the sampler shuffles, from the same seed on every rank
+    opt.sampler = std::make_shared<DistributedSampler>(dataset->size(), world, rank, true, *opt.seed,
+                                                       c.get_bool("dist.drop_last"));
+  }
   if (c.get_string("data.dataset") == "text") {
     // (tokens, lengths, labels) -> ((tokens, lengths), labels): input, target.
     CollateFn pad = pad_collate(0);

@@ -75,6 +75,16 @@ Schema base_schema() {
       {"train.checkpoint.every", ValueType::Int, int64_t{1}, "write last.ckpt every N epochs (and at the end)",
        {}, "[1, inf)"},
 
+      {"dist.enabled", ValueType::Bool, false, "data-parallel training across the ranks of an MPI launch "
+       "(mpirun -np N ember train ...); data.batch_size is per rank"},
+      {"dist.drop_last", ValueType::Bool, false, "the distributed sampler drops the tail that does not divide "
+       "among the ranks (false: pads by repeating the start, as PyTorch's DistributedSampler)"},
+      {"dist.sync_batchnorm", ValueType::Bool, false, "BatchNorm statistics over the global batch (SyncBatchNorm) "
+       "instead of per rank"},
+      {"dist.find_unused_parameters", ValueType::Bool, false, "allow parameters that get no gradient in a step"},
+      {"dist.bucket_cap_mb", ValueType::Float, 25.0, "gradient bucket size in MiB (the first bucket is 1 MiB)",
+       {}, "(0, inf)"},
+
       {"log.root", ValueType::String, std::string("runs"), "folder that holds run directories"},
       {"log.name", ValueType::String, std::string(""), "run name (empty: the config file's name)"},
       {"log.interval", ValueType::Int, int64_t{50}, "steps between progress lines when not on a terminal",

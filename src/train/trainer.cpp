@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
+#include <optional>
 #include <cmath>
 #include <ctime>
 #include <csignal>
@@ -22,6 +24,8 @@
 #include "ember/core/generator.h"
 #include "ember/core/grad_mode.h"
 #include "ember/core/parallel.h"
+#include "ember/distributed/data_parallel.h"
+#include "ember/distributed/sync_batch_norm.h"
 #include "ember/ember.h"
 #include "ember/io/atomic_file.h"
 #include "ember/nn/loss.h"
@@ -216,6 +220,25 @@ EvalStats evaluate_loader(const Config& c, const DataInfo& info, nn::Module& mod
   return s;
 }
 
+// Rank 0's string on every rank (the run directory's name).
+std::string broadcast_string(distributed::ProcessGroup& group, const std::string& text) {
+  Tensor n = full({1}, static_cast<int64_t>(text.size()), kInt64);
+  group.broadcast(n, 0);
+  Tensor bytes = zeros({n.item<int64_t>()}, kUInt8);
+  if (group.rank() == 0 && !text.empty()) std::memcpy(bytes.data_ptr(), text.data(), text.size());
+  group.broadcast(bytes, 0);
+  return std::string(static_cast<const char*>(bytes.data_ptr()), static_cast<size_t>(bytes.numel()));
+}
+
+// Sums of per-rank values (float64) over the ranks.
+std::vector<double> sum_over_ranks(distributed::ProcessGroup& group, const std::vector<double>& values) {
+  if (group.size() == 1) return values;
+  Tensor t = zeros({static_cast<int64_t>(values.size())}, kFloat64);
+  std::copy(values.begin(), values.end(), t.data_ptr<double>());
+  group.all_reduce(t, distributed::ReduceOp::Sum);
+  return t.to_vector<double>();
+}
+
 }  // namespace
 
 struct Trainer::State {
@@ -241,6 +264,11 @@ struct Trainer::State {
   MetricsTable table;
   int64_t epoch = 0;  // completed
   int64_t step = 0;
+  // Data parallel (world 1: none of it).
+  distributed::ProcessGroupPtr group;
+  int64_t rank = 0, world = 1;
+  std::shared_ptr<nn::DistributedDataParallel> ddp;
+  std::ostream null_out{nullptr};  // terminal of ranks other than 0
   bool finished = false, stopped_early = false;
   // The epoch an interrupt stopped mid-way (Note [interrupts]): the batches
   // done and the running totals, so the resume continues it exactly; empty
@@ -335,6 +363,7 @@ std::string Trainer::State::trainer_json() const {
   j["stopped_early"] = stopped_early;
   j["history"] = history;
   if (!partial_epoch.is_null()) j["partial_epoch"] = partial_epoch;
+  j["world_size"] = world;
   return j.dump();
 }
 
@@ -359,6 +388,17 @@ void Trainer::State::load_trainer_json(const std::string& text) {
     EMBER_CHECK(j["history"].is_array(), "metadata 'trainer': 'history' is not a list");
     history = j["history"];
   }
+  // The sampler's shards, the per-rank batch and the step count depend on
+  // the world size: an exact resume needs the same one.
+  const int64_t saved_world = j.contains("world_size") && j["world_size"].is_number_integer()
+                                  ? j["world_size"].get<int64_t>()
+                                  : 1;
+  if (saved_world != world)
+    throw ConfigError(fmt::format(
+        "--resume: the run was trained on {} rank{} but this job has {}; resume it with the same world size "
+        "({}), since the data shards, the per-rank batches and the step count depend on it",
+        saved_world, saved_world == 1 ? "" : "s", world,
+        saved_world == 1 ? "a single process" : fmt::format("mpirun -np {} ... dist.enabled=true", saved_world)));
 }
 
 Checkpoint Trainer::State::make_checkpoint() const {
@@ -377,7 +417,14 @@ Checkpoint Trainer::State::make_checkpoint() const {
 
 void Trainer::State::setup() {
   const Config& c = config;
-  std::ostream* out = options.out ? options.out : &std::cout;
+  group = options.group ? options.group : distributed::local_process_group();
+  rank = group->rank();
+  world = group->size();
+  if (world > 1 && !c.get_bool("dist.enabled"))
+    throw ConfigError(fmt::format("this process is rank {} of {} (started by an MPI launcher) but dist.enabled is "
+                                  "false: add dist.enabled=true to train data-parallel (or run one process)",
+                                  rank, world));
+  std::ostream* out = rank != 0 ? &null_out : options.out ? options.out : &std::cout;
   bool tty = out == &std::cout && ::isatty(STDOUT_FILENO);
   log = std::make_unique<RunLog>(*out, tty);
 
@@ -391,10 +438,18 @@ void Trainer::State::setup() {
   manual_seed(seed);
 
   data = build_data(c);
-  train_loader = make_loader(c, data.train, true);
+  train_loader = make_loader(c, data.train, true, rank, world);
   if (data.val) val_loader = make_loader(c, data.val, false);
   test_loader = make_loader(c, data.test, false);
   model = build_model(c, data.info);
+  if (world > 1) {
+    if (c.get_bool("dist.sync_batchnorm")) model = nn::convert_sync_batchnorm(model, group);
+    nn::DistributedDataParallelOptions o;
+    o.find_unused_parameters = c.get_bool("dist.find_unused_parameters");
+    o.bucket_cap_mb = c.get_float("dist.bucket_cap_mb");
+    // Checkpoints keep the wrapped model's state_dict: no "module." prefix.
+    ddp = std::make_shared<nn::DistributedDataParallel>(model, group, o);
+  }
   optimizer = make_optimizer(c, *model);
 
   // The checkpoint metric; without validation data, val_* falls back to train_*.
@@ -437,10 +492,12 @@ void Trainer::State::setup() {
     run_dir = options.run_dir;
     if (resume_plan.continues_finished_run) finished = stopped_early = false;
     // The settings in force from here on are the run's config.
-    if (!resume_plan.changes.empty())
+    if (!resume_plan.changes.empty() && rank == 0)
       io::write_file_atomic((fs::path(run_dir) / "config.yaml").string(), c.to_yaml(true), "config.yaml");
     // A kill during a checkpoint write leaves "<name>.tmp.<pid>.<hex>" behind.
-    io::remove_stale_temp_files(run_dir);
+    if (rank == 0) io::remove_stale_temp_files(run_dir);
+  } else if (rank != 0) {
+    run_dir = broadcast_string(*group, "");  // rank 0 names (and creates) it
   } else {
     std::string name = c.get_string("log.name");
     if (name.empty()) name = c.get_string("model.name");
@@ -454,10 +511,12 @@ void Trainer::State::setup() {
     fs::create_directories(run_dir, ec);
     EMBER_CHECK(!ec, "cannot create the run directory '{}': {}", run_dir, ec.message());
     io::write_file_atomic((fs::path(run_dir) / "config.yaml").string(), c.to_yaml(true), "config.yaml");
+    if (world > 1) broadcast_string(*group, run_dir);
   }
   env = environment_info(c.get_int("train.seed"));
-  io::write_file_atomic((fs::path(run_dir) / "env.json").string(), environment_json(env), "env.json");
-  log->open((fs::path(run_dir) / "train.log").string());
+  if (rank == 0)
+    io::write_file_atomic((fs::path(run_dir) / "env.json").string(), environment_json(env), "env.json");
+  log->open((fs::path(run_dir) / (rank == 0 ? std::string("train.log") : fmt::format("rank-{}.log", rank))).string());
   record_command();
   if (resume_from) {
     log->line(fmt::format("resuming {} after epoch {} (step {})", run_dir, epoch, step));
@@ -473,6 +532,12 @@ void Trainer::State::setup() {
                         version(), c.get_string("model.name"), count_parameters(*model), data.train->size(),
                         data.val ? data.val->size() : 0, data.test->size(), get_num_threads()));
   log->line(fmt::format("run directory: {}", run_dir));
+  if (world > 1)
+    log->line(fmt::format("data parallel: rank {} of {} ({}) | data.batch_size {} per rank, global batch {} | {} "
+                          "train samples per rank per epoch{}",
+                          rank, world, group->backend(), c.get_int("data.batch_size"),
+                          c.get_int("data.batch_size") * world, train_loader->options().sampler->size(),
+                          c.get_bool("dist.sync_batchnorm") ? " | SyncBatchNorm" : ""));
 }
 
 bool Trainer::State::train_one_epoch(MetricsTable::Row& row) {
@@ -533,24 +598,32 @@ bool Trainer::State::train_one_epoch(MetricsTable::Row& row) {
     const data::Sample& batch = *it;
     Tensor target = batch[1].tensor();
     Tensor output, loss;
+    // Micro-batches before the optimizer step only accumulate locally.
+    const bool sync_step = (i + 1) % accum == 0 || i + 1 == n_batches;
+    std::optional<nn::DistributedDataParallel::NoSync> no_sync;
+    if (ddp && !sync_step) no_sync.emplace(*ddp);
     {
       AutocastGuard autocast(bf16);  // matmul/conv in bf16; the loss and the weights stay float32
+      if (ddp) ddp->prepare_forward();
       output = model_forward(*model, batch[0]);
       loss = compute_loss(c, info, output, target);
     }
     const double lv = loss.item<double>();
     const int64_t bs = target.size(0);
-    if (!std::isfinite(lv)) {
+    // Every rank skips (or stops) together: a rank that ran backward alone
+    // would wait for the others' gradients.
+    const bool finite = world > 1 ? std::isfinite(sum_over_ranks(*group, {lv})[0]) : std::isfinite(lv);
+    if (!finite) {
       if (!skip_nonfinite)
         throw RunError(fmt::format(
-            "non-finite loss ({}) at epoch {}, batch {} of {} (optimizer step {}); lower optim.lr (now {}) or set "
+            "non-finite loss ({}{}) at epoch {}, batch {} of {} (optimizer step {}); lower optim.lr (now {}) or set "
             "train.grad_clip_norm, or set train.nonfinite_loss=skip to skip such steps",
-            lv, epoch + 1, i + 1, n_batches, step + 1, schedule->lr()));
+            lv, std::isfinite(lv) ? " here, non-finite on another rank" : "", epoch + 1, i + 1, n_batches, step + 1, schedule->lr()));
       optimizer->zero_grad();
       ++skipped;
     } else {
       (accum > 1 ? loss / static_cast<double>(accum) : loss).backward();
-      if ((i + 1) % accum == 0 || i + 1 == n_batches) {
+      if (sync_step) {
         if (clip > 0) optim::clip_grad_norm_(params, clip);
         optimizer->step();
         optimizer->zero_grad();
@@ -598,13 +671,17 @@ bool Trainer::State::train_one_epoch(MetricsTable::Row& row) {
         "(now {}) or set train.grad_clip_norm", epoch + 1, n_batches, schedule->lr()));
 
   row.emplace_back("epoch", static_cast<double>(epoch + 1));
-  if (info.task == Task::Regression) {
-    row.emplace_back("train_loss", rm.loss());
-    row.emplace_back("train_mse", rm.mse());
-  } else {
-    row.emplace_back("train_loss", cm.loss());
-    row.emplace_back("train_acc", cm.accuracy());
-  }
+  // Train metrics over every rank's samples: sums weighted by sample counts.
+  const double counted = static_cast<double>(finite_images);
+  const bool regression = info.task == Task::Regression;
+  const std::vector<double> totals =
+      sum_over_ranks(*group, {counted > 0 ? (regression ? rm.loss() : cm.loss()) * counted : 0.0,
+                              counted > 0 ? (regression ? rm.mse() : cm.accuracy()) * counted : 0.0, counted,
+                              static_cast<double>(images)});
+  const double all_counted = std::max(totals[2], 1.0);
+  row.emplace_back("train_loss", totals[0] / all_counted);
+  row.emplace_back(regression ? "train_mse" : "train_acc", totals[1] / all_counted);
+  images = static_cast<int64_t>(totals[3]);
   row.emplace_back("lr", schedule->lr());
   Clock::time_point tv = Clock::now();
   if (val_loader) {
@@ -677,7 +754,9 @@ TrainResult Trainer::fit() {
   int64_t ran = 0;
   bool interrupted = false;
   std::optional<InterruptGuard> signals;
-  if (s.options.handle_interrupts) signals.emplace();
+  // A world of one only: ranks would stop at different steps (mpirun
+  // forwards the signal to each), and a collective would wait forever.
+  if (s.options.handle_interrupts && s.world == 1) signals.emplace();
   auto stop_for_signal = [&] {
     interrupted = true;
     s.log->line(fmt::format("{} at epoch {}{}: last.ckpt saved; continue with: ember train --resume {}",
@@ -695,6 +774,14 @@ TrainResult Trainer::fit() {
       save_checkpoint(s.make_checkpoint(), (dir / "last.ckpt").string());
       stop_for_signal();
       break;
+    }
+    if (s.world > 1) {
+      // Rank 0's row on every rank (timings differ per rank), so checkpoint,
+      // schedule and early-stopping decisions agree everywhere.
+      Tensor values = zeros({static_cast<int64_t>(row.size())}, kFloat64);
+      for (size_t k = 0; k < row.size(); ++k) values.data_ptr<double>()[k] = row[k].second;
+      s.group->broadcast(values, 0);
+      for (size_t k = 0; k < row.size(); ++k) row[k].second = values.data_ptr<double>()[k];
     }
     auto value_of = [&](const std::string& name) {
       for (const auto& [k, v] : row)
@@ -725,9 +812,11 @@ TrainResult Trainer::fit() {
     if (improved) line += "  *";
     s.log->line(line);
 
-    if (improved) save_checkpoint(s.make_checkpoint(), (dir / "best.ckpt").string());
-    if (s.epoch % every == 0 || s.finished) save_checkpoint(s.make_checkpoint(), (dir / "last.ckpt").string());
-    s.write_run_files();
+    if (s.rank == 0) {  // the other ranks hold the same weights
+      if (improved) save_checkpoint(s.make_checkpoint(), (dir / "best.ckpt").string());
+      if (s.epoch % every == 0 || s.finished) save_checkpoint(s.make_checkpoint(), (dir / "last.ckpt").string());
+      s.write_run_files();
+    }
     if (s.stopped_early)
       s.log->line(fmt::format("early stopping: {} did not improve for {} epochs (best {:.6g} at epoch {})",
                               s.early->monitor(), s.early->patience(), s.early->tracker().best(),
@@ -749,8 +838,10 @@ TrainResult Trainer::fit() {
   r.stopped_early = s.stopped_early;
   r.finished = !interrupted;
   r.interrupt_signal = signals ? InterruptGuard::requested() : 0;
-  if (!interrupted) r.test_metrics = s.final_test();
-  else if (!r.interrupt_signal) s.log->line(fmt::format("stopped after epoch {}; continue with: ember train --resume {}", s.epoch, s.run_dir));
+  // The test set is evaluated once, by rank 0, which writes the results.
+  if (!interrupted && s.rank == 0) r.test_metrics = s.final_test();
+  else if (interrupted && !r.interrupt_signal)
+    s.log->line(fmt::format("stopped after epoch {}; continue with: ember train --resume {}", s.epoch, s.run_dir));
   return r;
 }
 

@@ -26,6 +26,9 @@ Schema data_schema();
 DataBundle build_data(const Config& config);
 // A loader over `dataset` with the config's batch size, workers and seed;
 // `train` selects shuffling + drop_last per config, eval loaders keep order.
-std::unique_ptr<data::DataLoader> make_loader(const Config& config, const data::DatasetPtr& dataset, bool train);
+// With world > 1 the train loader draws this rank's share of each epoch
+// through a DistributedSampler (dist.drop_last: drop or pad).
+std::unique_ptr<data::DataLoader> make_loader(const Config& config, const data::DatasetPtr& dataset, bool train,
+                                              int64_t rank = 0, int64_t world = 1);
 
 }  // namespace ember::train

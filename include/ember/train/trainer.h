@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "ember/distributed/process_group.h"
 #include "ember/train/config.h"
 #include "ember/train/resume.h"
 
@@ -37,10 +38,17 @@ struct TrainOptions {
   // (history.yaml, the report); empty: "(C++ API)".
   std::string command_line;
   // Ctrl-C / SIGTERM stop after the current optimizer step and save
-  // last.ckpt (the `ember` command sets this; Note [interrupts]).
+  // last.ckpt (the `ember` command sets this; Note [interrupts]). A world of
+  // one only: ranks would stop at different steps.
   bool handle_interrupts = false;
   // Called after every training batch (epoch index from 0, batch index).
   std::function<void(int64_t epoch, int64_t batch)> on_batch_end;
+  // The data-parallel job this process is a rank of (null: a world of one).
+  // More than one rank needs dist.enabled=true: the model is wrapped in
+  // DistributedDataParallel, the train set is sharded per rank, metrics are
+  // reduced, and only rank 0 writes the run directory (rank N logs to
+  // rank-N.log in it).
+  distributed::ProcessGroupPtr group;
 };
 
 struct TrainResult {
