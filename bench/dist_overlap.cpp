@@ -152,9 +152,21 @@ void simulated(int steps) {
         std::printf(" %5.1f%%", 100 * distributed::simulate_step(t, n, {gbit, 5e-6}).efficiency);
       std::printf("\n");
     }
-    std::printf("bucket size at 25 Gbit/s, 64 ranks: ");
+    // The same step on faster compute (the gradients' arrival scaled too):
+    // communication is then a larger share.
+    std::printf("compute x10 faster, 25 Gbit/s:  ");
+    for (double speedup : {10.0, 100.0}) {
+      distributed::StepTimeline f = t;
+      f.forward_s /= speedup;
+      f.backward_s /= speedup;
+      f.optimizer_s /= speedup;
+      for (double& r : f.param_ready_s) r /= speedup;
+      if (speedup == 100.0) std::printf("\ncompute x100 faster, 25 Gbit/s: ");
+      for (int n : ranks) std::printf(" %5.1f%%", 100 * distributed::simulate_step(f, n, {25.0, 5e-6}).efficiency);
+    }
+    std::printf("\nbucket size at 25 Gbit/s, 64 ranks: ");
     for (double cap : {1.0, 5.0, 25.0, 100.0, 1e6}) {
-      auto s = distributed::simulate_step(t, 64, {25.0, 5e-6}, 1.0, cap);
+      auto s = distributed::simulate_step(t, 64, {25.0, 5e-6}, std::min(1.0, cap) + (cap >= 1e6 ? cap : 0.0), cap);
       std::printf(" %s %.1f%% (%lld buckets)", cap >= 1e6 ? "one bucket" : fmt::format("{} MiB", cap).c_str(),
                   100 * s.efficiency, static_cast<long long>(s.buckets));
     }

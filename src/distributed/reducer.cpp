@@ -126,7 +126,6 @@ void Reducer::on_grad_ready(size_t index, const Tensor& incoming) {
     finalize_queued_ = true;
   }
   ready_[index] = 1;
-  param_ready_[index] = seconds_now();
   {
     NoGradGuard no_grad;
     const Tensor& p = params_[index].second;
@@ -135,6 +134,7 @@ void Reducer::on_grad_ready(size_t index, const Tensor& incoming) {
     Tensor accumulated = p.grad();    // from no_sync() iterations
     if (accumulated.defined()) s.add_(accumulated.reshape({-1}));
   }
+  param_ready_[index] = seconds_now();  // when its bucket slot is filled
   if (--buckets_[where_[index].first].pending == 0) launch_ready_buckets();
 }
 
