@@ -139,6 +139,9 @@ TEST(CollectivesMpi, UserTagsDoNotCollide) {
   int done = 0;
   MPI_Test(&req, &done, MPI_STATUS_IGNORE);
   EXPECT_EQ(done, 0) << "an Ember message reached the user's MPI_COMM_WORLD receive";
+  // Every rank has tested before any user message is sent (collectives use
+  // their own context: the barrier cannot match the receive either).
+  MPI_Barrier(MPI_COMM_WORLD);
   int mine = 100 + r;
   MPI_Send(&mine, 1, MPI_INT, (r + 1) % n, 0, MPI_COMM_WORLD);
   MPI_Wait(&req, MPI_STATUS_IGNORE);
