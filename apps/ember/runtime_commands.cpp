@@ -12,6 +12,7 @@
 //   reshaped to the input's per-sample shape when the element count matches.
 //   Prints the predictions (argmax, with class names when the file records
 //   them, and the image file's name) and the throughput; -o writes every row.
+// ember bench dist [--simulate] [--steps N]   (apps/ember/dist_bench_command.cpp)
 // ember bench model.ember [--batch-sizes 1,8,64,256] [--threads 1,2] [--optimize 1,2] [--seconds S]
 //   Latency p50/p90/p99 and throughput per optimisation level, thread count
 //   and batch size on random inputs of the signature, then a recommendation
@@ -31,6 +32,7 @@
 #include <regex>
 #include <sstream>
 
+#include "dist_bench_command.h"
 #include "ember/core/parallel.h"
 #include "ember/data/datasets/idx.h"
 #include "ember/data/image_preprocess.h"
@@ -416,10 +418,14 @@ RuntimeCommands::RuntimeCommands(CLI::App& app) {
                      "comma-separated optimisation levels to compare (default: the file's own; lower ones are "
                      "skipped)");
   bench_->add_option("--seconds", seconds_, "time per configuration")->capture_default_str();
+  // `ember bench dist`: the data-parallel benchmark (issue 18).
+  bench_->add_flag("--simulate", simulate_, "with model 'dist': replay one rank's step with modeled communication");
+  bench_->add_option("--steps", steps_, "with model 'dist': measured steps per model")->capture_default_str();
 }
 
 std::optional<int> RuntimeCommands::run() {
   if (*infer_) return run_infer(model_, inputs_, batch_size_, output_);
+  if (*bench_ && model_ == "dist") return run_dist_bench(simulate_, steps_);
   if (*bench_) return run_bench(model_, batch_sizes_, threads_, levels_, seconds_);
   return std::nullopt;
 }

@@ -24,6 +24,8 @@ class RuntimeCommands {
   int64_t batch_size_ = 64;
   std::string batch_sizes_ = "1,8,64,256", threads_ = "1,2", levels_;
   double seconds_ = 0.5;
+  bool simulate_ = false;  // bench dist
+  int steps_ = 10;
 };
 
 }  // namespace ember::cli

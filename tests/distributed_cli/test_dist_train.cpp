@@ -128,3 +128,21 @@ TEST(DistributedTrain, ADyingRankEndsTheJob) {
 }
 
 }  // namespace
+
+namespace {
+
+// `ember bench dist --simulate`: the measured timeline replayed for 2..256
+// ranks; the table rows and the models are there, efficiencies in (0, 100].
+TEST(DistributedBench, SimulatePrintsTheScalingTable) {
+  Result r = sh(std::string(EMBER_CLI) + " bench dist --simulate --steps 1");
+  ASSERT_EQ(r.code, 0) << r.output;
+  for (const char* s : {"cnn:", "resnet18:", "lstm:", "scaling efficiency", "256", "compute x10 faster",
+                        "bucket size at 25 Gbit/s, 64 ranks"})
+    EXPECT_NE(r.output.find(s), std::string::npos) << s << "\n" << r.output;
+  EXPECT_EQ(r.output.find("nan"), std::string::npos) << r.output;
+  Result bad = sh(std::string(EMBER_CLI) + " bench dist --simulate --steps 0");
+  EXPECT_NE(bad.code, 0);
+  EXPECT_NE(bad.output.find("--steps must be at least 1"), std::string::npos) << bad.output;
+}
+
+}  // namespace
