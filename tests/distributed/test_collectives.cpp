@@ -2,6 +2,7 @@
 // under mpirun -np 2 and alone).
 #include <mpi.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <numeric>
 
@@ -147,6 +148,20 @@ TEST(CollectivesMpi, UserTagsDoNotCollide) {
   MPI_Wait(&req, MPI_STATUS_IGNORE);
   EXPECT_EQ(got, 100 + (r + n - 1) % n);
   EXPECT_EQ(t.sum().item<float>(), 64.0f * n);
+}
+
+// EMBER_DIST=off gives the world of one rank even under a launcher (MPI is
+// not touched); bad values and backends are named.
+TEST(CollectivesLocal, InitProcessGroupHonoursEmberDist) {
+  EXPECT_EQ(distributed::launched_by_mpi(), world()->backend() == "mpi");
+  ::setenv("EMBER_DIST", "off", 1);
+  auto pg = distributed::init_process_group("mpi");
+  EXPECT_EQ(pg->backend(), "local");
+  EXPECT_EQ(pg->size(), 1);
+  ::setenv("EMBER_DIST", "gloo", 1);
+  testing::expect_error([] { distributed::init_process_group("mpi"); }, {"EMBER_DIST", "'off' or 'mpi'", "gloo"});
+  ::unsetenv("EMBER_DIST");
+  testing::expect_error([] { distributed::init_process_group("nccl"); }, {"unknown backend 'nccl'", "'mpi'"});
 }
 
 TEST(CollectivesLocal, WithoutLauncherTheWorldIsOneRank) {
