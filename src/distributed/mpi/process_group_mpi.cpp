@@ -118,7 +118,7 @@ class MpiWork final : public Work {
   // On the communication thread.
   void execute(double timeout_s, const std::string& broken) {
     auto t0 = Clock::now();
-    std::string error = broken;
+    std::string error = broken.empty() ? std::string() : fmt::format("{}: {}", name_, broken);
     if (error.empty()) {
       try {
         run_(t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s)));
