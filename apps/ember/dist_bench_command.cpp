@@ -85,6 +85,9 @@ std::vector<Sample> run(Workload& w, const distributed::ProcessGroupPtr& pg, int
   std::vector<Sample> out;
   for (int s = 0; s < steps + 2; ++s) {
     opt.zero_grad();
+    // Ranks start each step together (not timed): otherwise the time one
+    // rank waits for a late peer would count as exposed communication.
+    pg->barrier();
     double t0 = seconds();
     ddp.prepare_forward();
     Tensor loss = nn::functional::cross_entropy(w.forward(*w.model), w.target);
