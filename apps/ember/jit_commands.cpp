@@ -1,4 +1,5 @@
 // ember export RUN_DIR|CHECKPOINT [--checkpoint best|last] [-o model.ember] [--optimize 0|1|2] [--dynamic batch|seq|batch,seq] [--no-verify]
+//              [--format ember|onnx] [--opset 13..17]
 //   Rebuilds the run's model from its checkpoint, traces it on a batch of the
 //   run's test data, writes the .ember file and verifies it against eager
 //   (bitwise at --optimize 0, else within rtol 1e-5 atol 1e-6) with
@@ -23,6 +24,9 @@
 #include "ember/ember.h"
 #include "ember/jit/interpreter.h"
 #include "ember/jit/model_file.h"
+#include "ember/jit/onnx.h"
+#include "ember/runtime/onnx_model.h"
+#include "ember/runtime/session.h"
 #include "ember/jit/trace.h"
 #include "ember/jit/passes/optimize.h"
 #include "ember/jit/memory_plan.h"
@@ -95,8 +99,52 @@ std::vector<std::string> split_dims(const std::string& list) {
   return out;
 }
 
+// --format onnx: the traced (and optimised) graph as an ONNX file, checked by
+// ONNX's checker and shape inference (jit::export_onnx), then, unless
+// --no-verify, loaded back by runtime::Session's ONNX importer and compared
+// with the eager model on the test batches (rtol 1e-5, atol 1e-6).
+int write_onnx(const jit::ModelFile& m, const std::string& output, int opset, bool verify_it, const jit::TraceFn& fn,
+               const std::vector<std::vector<Tensor>>& batches) {
+  jit::OnnxExportOptions o;
+  o.opset = opset;
+  std::vector<std::string> doc;
+  for (const auto& [k, v] : m.source) doc.push_back(fmt::format("{}: {}", k, v));
+  o.doc = fmt::format("{}", fmt::join(doc, "\n"));
+  jit::export_onnx(m.graph, output, o);
+  int64_t params = 0;
+  for (const jit::Constant& k : m.graph.constants)
+    if (k.kind == jit::Constant::Kind::Parameter) params += k.data.numel();
+  bool ok = true;
+  std::string verdict = "not verified";
+  if (verify_it) {
+    const runtime::Session session(output);
+    std::vector<std::string> names;
+    for (size_t b = 0; b < batches.size(); ++b) {
+      if (!fits(m.graph, batches[b])) continue;
+      const std::vector<Tensor> want = fn(batches[b]), got = session.run(batches[b]);
+      for (size_t k = 0; k < want.size(); ++k) {
+        const Tensor w = want[k].to(kFloat64), g = got.at(k).to(kFloat64);
+        const bool same_shape = w.sizes().equals(g.sizes());
+        const double diff = same_shape && w.numel() > 0 ? max(abs(sub(w, g))).item<double>() : 0;
+        const bool close = same_shape && allclose(got[k], want[k], 1e-5, 1e-6);
+        std::printf("verify test batch %zu: %s: max abs diff %.3g%s\n", b, m.graph.outputs.at(k).name.c_str(), diff,
+                    close ? "" : same_shape ? " (FAILED)" : " (FAILED: shapes differ)");
+        ok = ok && close;
+      }
+      names.push_back(fmt::format("test batch {}", b));
+    }
+    verdict = ok ? fmt::format("verified by Ember's ONNX importer against eager (rtol 1e-5, atol 1e-6) on {}",
+                               fmt::join(names, ", "))
+                 : "the ONNX file differs from eager";
+  }
+  std::printf("%s %s: ONNX opset %d, %zu Ember nodes, %lld parameters, passed ONNX's checker (full) and shape "
+              "inference, %s\n", ok ? "wrote" : "wrote (verification FAILED)", output.c_str(), opset,
+              m.graph.nodes.size(), static_cast<long long>(params), verdict.c_str());
+  return ok ? kOk : kFailed;
+}
+
 int run_export(const std::string& target, const std::string& which, std::string output, bool verify_it,
-               const std::string& dynamic, int level) {
+               const std::string& dynamic, int level, const std::string& format, int opset) {
   const bool is_dir = fs::is_directory(target);
   const fs::path ckpt_path = is_dir ? fs::path(target) / (which + ".ckpt") : fs::path(target);
   if (!fs::exists(ckpt_path))
@@ -175,6 +223,8 @@ int run_export(const std::string& target, const std::string& which, std::string 
   if (data.info.feature_standardizer) m.source["input_transform"] = data.info.feature_standardizer->to_json();
   if (!data.info.class_names.empty()) m.source["class_names"] = fmt::format("{}", fmt::join(data.info.class_names, ","));
 
+  if (format == "onnx")
+    return write_onnx(m, output.empty() ? (run_dir / "model.onnx").string() : output, opset, verify_it, fn, batches);
   if (output.empty()) output = (run_dir / "model.ember").string();
   jit::save_model(m, output);
   // Verify what was written: the file as a deployment would load it.
@@ -265,7 +315,27 @@ std::string human(double v) {
   return fmt::format("{:.3g}{}", v, units[u]);
 }
 
+// An ONNX file: its signature, ONNX op counts and parameters (as Ember reads it).
+int inspect_onnx(const std::string& path) {
+  const runtime::OnnxModel m = runtime::OnnxModel::load(path);
+  const jit::ModelFile& sig = m.signature();
+  const jit::Graph& g = sig.graph;
+  std::printf("%s: ONNX model, opset %s, IR version %s, written by %s\n", path.c_str(), sig.source.at("opset").c_str(),
+              sig.source.at("ir_version").c_str(), sig.producer.substr(6).c_str());
+  std::printf("inputs:\n");
+  for (const jit::NamedValue& v : g.inputs) std::printf("  %s: %s\n", v.name.c_str(), g.type(v.value).str().c_str());
+  std::printf("outputs:\n");
+  for (const jit::NamedValue& v : g.outputs) std::printf("  %s: %s\n", v.name.c_str(), g.type(v.value).str().c_str());
+  int64_t nodes = 0;
+  for (const auto& [op, count] : m.op_counts()) nodes += count;
+  std::printf("ops (%lld ONNX nodes):\n", static_cast<long long>(nodes));
+  for (const auto& [op, count] : m.op_counts()) std::printf("  %-26s %lld\n", op.c_str(), static_cast<long long>(count));
+  std::printf("initializers: %lld values\n", static_cast<long long>(m.parameter_count()));
+  return kOk;
+}
+
 int run_inspect(const std::string& path) {
+  if (runtime::is_onnx_path(path)) return inspect_onnx(path);
   jit::ModelFile m = jit::load_model(path);
   const jit::Graph& g = m.graph;
   std::printf("%s: Ember model, format version %d, written by %s\n", path.c_str(), m.format_version,
@@ -331,13 +401,19 @@ JitCommands::JitCommands(CLI::App& app) {
   export_->add_option("--optimize", optimize_, "graph passes: 0 none, 1 identities/constants/BatchNorm folding, 2 + activation fusion")
       ->capture_default_str()
       ->check(CLI::Range(0, jit::kMaxOptimizeLevel));
+  export_->add_option("--format", format_, "ember (a .ember model) or onnx (an ONNX model)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"ember", "onnx"}));
+  export_->add_option("--opset", opset_, "the ONNX opset of --format onnx")
+      ->capture_default_str()
+      ->check(CLI::Range(jit::kOnnxMinOpset, jit::kOnnxMaxOpset));
   export_->add_flag("--no-verify", no_verify_, "skip comparing the exported graph with the eager model");
   inspect_ = app.add_subcommand("inspect", "show a .ember model: inputs, outputs, ops, parameters, source run");
-  inspect_->add_option("model", model_path_, "model.ember")->required();
+  inspect_->add_option("model", model_path_, "model.ember or model.onnx")->required();
 }
 
 std::optional<int> JitCommands::run() {
-  if (*export_) return run_export(target_, checkpoint_, output_, !no_verify_, dynamic_, optimize_);
+  if (*export_) return run_export(target_, checkpoint_, output_, !no_verify_, dynamic_, optimize_, format_, opset_);
   if (*inspect_) return run_inspect(model_path_);
   return std::nullopt;
 }

@@ -19,7 +19,8 @@ class JitCommands {
  private:
   CLI::App* export_ = nullptr;
   CLI::App* inspect_ = nullptr;
-  std::string target_, checkpoint_ = "best", output_, model_path_, dynamic_;
+  std::string target_, checkpoint_ = "best", output_, model_path_, dynamic_, format_ = "ember";
+  int opset_ = 17;  // jit::kOnnxDefaultOpset
   bool no_verify_ = false;
   int optimize_ = 1;
 };

@@ -9,6 +9,7 @@
 
 #include "ember/core/parallel.h"
 #include "ember/jit/interpreter.h"
+#include "ember/runtime/onnx_model.h"
 
 namespace ember::runtime {
 
@@ -38,7 +39,16 @@ struct Session::Pool {
   }
 };
 
-Session::Session(const std::string& path, SessionOptions options) : Session(jit::load_model(path), options) {}
+Session::Session(const std::string& path, SessionOptions options) : pool_(std::make_unique<Pool>()) {
+  if (is_onnx_path(path)) {
+    onnx_ = std::make_shared<const OnnxModel>(OnnxModel::load(path));
+    model_ = onnx_->signature();
+  } else {
+    model_ = jit::load_model(path);
+    jit::check_graph(model_.graph, "runtime::Session");
+  }
+  if (options.threads > 0) set_num_threads(options.threads);
+}
 
 Session::Session(jit::ModelFile model, SessionOptions options)
     : model_(std::move(model)), pool_(std::make_unique<Pool>()) {
@@ -63,6 +73,7 @@ Session& Session::operator=(Session&&) noexcept = default;
 Session::~Session() = default;
 
 std::vector<Tensor> Session::run(const std::vector<Tensor>& inputs) const {
+  if (onnx_) return onnx_->run(inputs);
   const jit::SymbolValues syms = jit::bind_symbols(model_.graph, inputs);
   std::unique_ptr<jit::PreparedGraph> prepared = pool_->take(model_.graph, syms);
   std::vector<Tensor> out = prepared->run(inputs);

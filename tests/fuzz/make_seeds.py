@@ -243,8 +243,17 @@ def seeds_pytorch():
             put("pytorch", name, f.read())
 
 
+def seeds_onnx():
+    # torch.onnx.export files from tests/data/gen_onnx.py (the small ones;
+    # resnet18_narrow, 700 KB, is left to the tests).
+    src = os.path.join(ROOT, "tests", "data", "onnx")
+    for name in ["mlp.onnx", "cnn_bn.onnx", "lstm.onnx", "gru.onnx", "transformer_opset13.onnx"]:
+        with open(os.path.join(src, name), "rb") as f:
+            put("onnx", name, f.read())
+
+
 def main():
-    for t in ["safetensors", "checkpoint", "config", "idx", "csv", "text", "image", "npy", "pytorch"]:
+    for t in ["safetensors", "checkpoint", "config", "idx", "csv", "text", "image", "npy", "pytorch", "onnx"]:
         # Overwrites its own files only: former findings live beside them as
         # regression seeds.
         os.makedirs(os.path.join(CORPUS, t), exist_ok=True)
@@ -257,6 +266,7 @@ def main():
     seeds_image()
     seeds_npy()
     seeds_pytorch()
+    seeds_onnx()
     for t in sorted(os.listdir(CORPUS)):
         files = os.listdir(os.path.join(CORPUS, t))
         print("%-12s %d seeds" % (t, len(files)))
