@@ -107,9 +107,8 @@ int write_onnx(const jit::ModelFile& m, const std::string& output, int opset, bo
                const std::vector<std::vector<Tensor>>& batches) {
   jit::OnnxExportOptions o;
   o.opset = opset;
-  std::vector<std::string> doc;
-  for (const auto& [k, v] : m.source) doc.push_back(fmt::format("{}: {}", k, v));
-  o.doc = fmt::format("{}", fmt::join(doc, "\n"));
+  o.doc = "exported by ember export";
+  o.metadata = m.source;  // class_names and input_transform serve `ember infer` on the .onnx file too
   jit::export_onnx(m.graph, output, o);
   int64_t params = 0;
   for (const jit::Constant& k : m.graph.constants)
@@ -223,8 +222,10 @@ int run_export(const std::string& target, const std::string& which, std::string 
   if (data.info.feature_standardizer) m.source["input_transform"] = data.info.feature_standardizer->to_json();
   if (!data.info.class_names.empty()) m.source["class_names"] = fmt::format("{}", fmt::join(data.info.class_names, ","));
 
-  if (format == "onnx")
+  if (format == "onnx") {
+    model->eval();  // the eager reference the file is compared with (trace() restored training mode)
     return write_onnx(m, output.empty() ? (run_dir / "model.onnx").string() : output, opset, verify_it, fn, batches);
+  }
   if (output.empty()) output = (run_dir / "model.ember").string();
   jit::save_model(m, output);
   // Verify what was written: the file as a deployment would load it.

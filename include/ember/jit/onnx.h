@@ -3,6 +3,7 @@
 // checker and shape inference before it is written.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,9 @@ struct OnnxExportOptions {
   int opset = kOnnxDefaultOpset;  // 13..17
   std::string producer_version;   // default: Ember's version
   std::string doc;                // free text stored as the model's doc_string
+  // Key/value pairs stored as the model's metadata_props (ember export: the
+  // .ember file's source entries: run, class_names, input_transform...).
+  std::map<std::string, std::string> metadata;
 };
 
 // The graph's node kinds (with counts) that have no ONNX lowering; empty when

@@ -30,7 +30,7 @@ class OnnxModel {
 
   // The signature as a jit::ModelFile: a graph with the inputs and outputs
   // only (dim_params become symbolic dims), producer "onnx: <producer>",
-  // source {format, opset, ir_version, ops}.
+  // source {format, opset, ir_version, file} plus the file's metadata_props.
   const jit::ModelFile& signature() const;
   // ONNX op types with their counts, sorted by op type.
   std::vector<std::pair<std::string, int64_t>> op_counts() const;

@@ -86,6 +86,11 @@ std::string export_onnx_bytes(const Graph& g, const OnnxExportOptions& options) 
   model.set_producer_name("ember");
   model.set_producer_version(options.producer_version.empty() ? std::string(version()) : options.producer_version);
   if (!options.doc.empty()) model.set_doc_string(options.doc);
+  for (const auto& [k, v] : options.metadata) {
+    onnx::StringStringEntryProto& e = *model.add_metadata_props();
+    e.set_key(k);
+    e.set_value(v);
+  }
   onnx::OperatorSetIdProto& opset = *model.add_opset_import();
   opset.set_domain("");
   opset.set_version(options.opset);

@@ -209,6 +209,9 @@ OnnxModel OnnxModel::parse(std::string_view bytes, const std::string& source) {
                         {"opset", std::to_string(s.opset)},
                         {"ir_version", std::to_string(model.ir_version())},
                         {"file", source}};
+  // metadata_props (ember export stores its source entries there: class
+  // names, the input transform, the run) unless they clash with the above.
+  for (const onnx::StringStringEntryProto& e : model.metadata_props()) s.signature.source.emplace(e.key(), e.value());
   return m;
 }
 
