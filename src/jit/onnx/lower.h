@@ -3,6 +3,7 @@
 
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "jit/onnx/builder.h"
@@ -31,5 +32,7 @@ using LowerFn = void (*)(LowerCtx&);
 LowerFn find_lowering(const std::string& kind);
 
 void lower_as_strided(LowerCtx& c);
+// rnn_layer and arange (rnn.cpp).
+void register_composite_lowerings(std::unordered_map<std::string, LowerFn>& table);
 
 }  // namespace ember::jit::onnx_export

@@ -390,6 +390,7 @@ const std::unordered_map<std::string, LowerFn>& table() {
       m.emplace(k, lower_reduce);
     m.emplace("softmax", lower_softmax);
     m.emplace("as_strided", lower_as_strided);
+    register_composite_lowerings(m);
     return m;
   }();
   return t;
