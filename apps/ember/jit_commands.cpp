@@ -1,14 +1,18 @@
 // ember export RUN_DIR|CHECKPOINT [--checkpoint best|last] [-o model.ember] [--optimize 0|1|2] [--dynamic batch|seq|batch,seq] [--no-verify]
 //              [--format ember|onnx] [--opset 13..17]
+//              [--quantize dynamic [--max-accuracy-drop 1.0]]
 //   Rebuilds the run's model from its checkpoint, traces it on a batch of the
 //   run's test data, writes the .ember file and verifies it against eager
 //   (bitwise at --optimize 0, else within rtol 1e-5 atol 1e-6) with
 //   jit::verify_export: on that batch, at another batch size (--dynamic batch),
 //   on random inputs like it, and on the next test batch. One line per case
-//   and output; exit 1 when any case fails.
+//   and output; exit 1 when any case fails. With --quantize the graph is
+//   quantized to int8 instead and checked by accuracy (quantize_export.cpp).
 // ember inspect model.ember
 //   Inputs/outputs, op counts, parameters, FLOPs per sample, source run.
 #include "jit_commands.h"
+
+#include "quantize_export.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -143,7 +147,8 @@ int write_onnx(const jit::ModelFile& m, const std::string& output, int opset, bo
 }
 
 int run_export(const std::string& target, const std::string& which, std::string output, bool verify_it,
-               const std::string& dynamic, int level, const std::string& format, int opset) {
+               const std::string& dynamic, int level, const std::string& format, int opset,
+               const QuantizeOptions& quantize) {
   const bool is_dir = fs::is_directory(target);
   const fs::path ckpt_path = is_dir ? fs::path(target) / (which + ".ckpt") : fs::path(target);
   if (!fs::exists(ckpt_path))
@@ -227,6 +232,7 @@ int run_export(const std::string& target, const std::string& which, std::string 
     return write_onnx(m, output.empty() ? (run_dir / "model.onnx").string() : output, opset, verify_it, fn, batches);
   }
   if (output.empty()) output = (run_dir / "model.ember").string();
+  if (!quantize.mode.empty()) return export_quantized(std::move(m), c, data, quantize, output);
   jit::save_model(m, output);
   // Verify what was written: the file as a deployment would load it.
   std::string verdict = "not verified";
@@ -409,12 +415,23 @@ JitCommands::JitCommands(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::Range(jit::kOnnxMinOpset, jit::kOnnxMaxOpset));
   export_->add_flag("--no-verify", no_verify_, "skip comparing the exported graph with the eager model");
+  export_->add_option("--quantize", quantize_.mode,
+                      "int8: dynamic (Linear/LSTM/GRU weights int8, activations per call); checked by test accuracy")
+      ->check(CLI::IsMember({"dynamic", "static"}));
+  export_->add_option("--calibration-batches", quantize_.calibration_batches,
+                      "training batches that calibrate --quantize static")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  export_->add_option("--max-accuracy-drop", quantize_.max_accuracy_drop,
+                      "with --quantize: fail when int8 test accuracy is more than this many points below float "
+                      "(negative: int8 must beat float by that much)")
+      ->capture_default_str();
   inspect_ = app.add_subcommand("inspect", "show a .ember model: inputs, outputs, ops, parameters, source run");
   inspect_->add_option("model", model_path_, "model.ember or model.onnx")->required();
 }
 
 std::optional<int> JitCommands::run() {
-  if (*export_) return run_export(target_, checkpoint_, output_, !no_verify_, dynamic_, optimize_, format_, opset_);
+  if (*export_) return run_export(target_, checkpoint_, output_, !no_verify_, dynamic_, optimize_, format_, opset_, quantize_);
   if (*inspect_) return run_inspect(model_path_);
   return std::nullopt;
 }

@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include "quantize_export.h"
+
 namespace ember::cli {
 
 class JitCommands {
@@ -23,6 +25,7 @@ class JitCommands {
   int opset_ = 17;  // jit::kOnnxDefaultOpset
   bool no_verify_ = false;
   int optimize_ = 1;
+  QuantizeOptions quantize_;
 };
 
 }  // namespace ember::cli

@@ -10,7 +10,10 @@
 
 namespace ember::jit {
 
-constexpr int kModelFormatVersion = 1;
+// Version 2 adds the linear_dynamic_int8 node (int8 weights, jit::quantize_dynamic);
+// version 1 files (float graphs) still load.
+constexpr int kModelFormatVersion = 2;
+constexpr int kMinModelFormatVersion = 1;
 
 struct ModelFile {
   Graph graph;

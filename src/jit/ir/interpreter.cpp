@@ -27,6 +27,7 @@
 #include "jit/ir/control_flow.h"
 #include "kernels/kernel_types.h"
 #include "kernels/nn.h"
+#include "kernels/qgemm.h"
 #include "kernels/reduce.h"
 #include "kernels/scratch.h"
 #include "ops/gemm.h"
@@ -266,6 +267,47 @@ void replay_matmul(Ctx& c) {
     out.copy_(*acc);
   }
   gemm(a, b, out, bias, c.n.attr_scalar("alpha"), beta);
+  apply_activation(c, out);
+  c.out = {out};
+}
+
+// ---- linear_dynamic_int8 (jit::quantize_dynamic): Note [dynamic int8 linear] ----
+
+void replay_linear_dynamic_int8(Ctx& c) {
+  expect_counts(c, 4, 5, 1);
+  const Tensor x = input(c, 0, "input").contiguous();
+  const Tensor& w = input(c, 1, "int8 weight");
+  const Tensor& scale = input(c, 2, "weight scales");
+  const Tensor& col_sum = input(c, 3, "weight row sums");
+  const Tensor* bias = c.in.size() > 4 && c.in[4].defined() ? &c.in[4] : nullptr;
+  Tensor out = alloc(c, 0);
+  check_dtype(c, x, kFloat32, "the input");
+  check_dtype(c, w, kInt8, "the weight");
+  check_dtype(c, scale, kFloat32, "the weight scales");
+  check_dtype(c, col_sum, kInt32, "the weight row sums");
+  check_dtype(c, out, kFloat32, "the output");
+  if (w.dim() != 2 || !w.is_contiguous()) bad(c, fmt::format("weight {} must be a contiguous [out, in] matrix", shape_of(w)));
+  const int64_t n = w.size(0), k = w.size(1);
+  if (x.dim() != 2 || x.size(1) != k) bad(c, fmt::format("input {} does not fit weight {}", shape_of(x), shape_of(w)));
+  const int64_t m = x.size(0);
+  if (!out.is_contiguous() || out.dim() != 2 || out.size(0) != m || out.size(1) != n)
+    bad(c, fmt::format("output {} must be a contiguous [{}, {}]", shape_of(out), m, n));
+  for (const Tensor* t : {&scale, &col_sum, bias})
+    if (t && (t->dim() != 1 || t->size(0) != n || !t->is_contiguous()))
+      bad(c, fmt::format("{} must be a contiguous [{}]", shape_of(*t), n));
+  if (bias) check_dtype(c, *bias, kFloat32, "the bias");
+  QLinearDynamicArgs a;
+  a.x = x.data_ptr<float>();
+  a.m = m;
+  a.k = k;
+  a.n = n;
+  a.w = w.data_ptr<int8_t>();
+  a.colsum = col_sum.data_ptr<int32_t>();
+  a.w_scale = scale.data_ptr<float>();
+  a.bias = bias ? bias->data_ptr<float>() : nullptr;
+  a.reduce_range = c.n.attr_bool("reduce_range");
+  a.y = out.data_ptr<float>();
+  qlinear_dynamic_f32(a);
   apply_activation(c, out);
   c.out = {out};
 }
@@ -560,6 +602,7 @@ void dispatch(Ctx& c) {
   if (c.n.kind == "as_strided") return replay_as_strided(c);
   if (c.n.kind == "rnn_layer") return replay_rnn_layer(c);
   if (c.n.kind == "arange") return replay_arange(c);
+  if (c.n.kind == "linear_dynamic_int8") return replay_linear_dynamic_int8(c);
   auto it = table().ops.find(c.n.kind);
   if (it == table().ops.end()) bad(c, "unknown op");
   const Op op = it->second;
@@ -593,7 +636,7 @@ std::string signature(const TensorType& t) {
 }  // namespace
 
 bool interpreter_supports(const std::string& kind) {
-  if (kind == "as_strided" || kind == "rnn_layer" || kind == "arange" || is_control_flow(kind)) return true;
+  if (kind == "as_strided" || kind == "rnn_layer" || kind == "arange" || kind == "linear_dynamic_int8" || is_control_flow(kind)) return true;
   auto it = table().ops.find(kind);
   if (it == table().ops.end()) return false;
   switch (it->second) {

@@ -195,12 +195,14 @@ namespace {
 // Sub-graphs nest; a hostile file must not nest them deeply enough to exhaust the stack.
 constexpr int kMaxSubgraphDepth = 32;
 
-Graph graph_from(const json& j, const std::string& source, int depth);
+Graph graph_from(const json& j, const std::string& source, int depth, int file_version);
 
-Node node_from(const json& n, size_t nv, const std::string& source, int depth) {
+Node node_from(const json& n, size_t nv, const std::string& source, int depth, int file_version) {
   Node node;
   node.kind = n.at("op").get<std::string>();
   if (!is_known_kind(node.kind)) fail(source, fmt::format("unknown op '{}' (written by a newer Ember?)", node.kind));
+  if (node.kind == "linear_dynamic_int8" && file_version < 2)
+    fail(source, fmt::format("op '{}' needs format version 2, the file says {}", node.kind, file_version));
   for (const json& v : n.at("inputs")) node.inputs.push_back(value_id(v, nv, source, true));
   for (const json& v : n.at("outputs")) node.outputs.push_back(value_id(v, nv, source, true));
   for (auto it = n.at("attrs").begin(); it != n.at("attrs").end(); ++it)
@@ -216,7 +218,7 @@ Node node_from(const json& n, size_t nv, const std::string& source, int depth) {
     for (const json& sub : n.at("subgraphs")) {
       const std::string where = fmt::format("{} ({}) sub-graph {}{}", source, node.kind, k,
                                             k < names.size() ? fmt::format(" ('{}')", names[k]) : std::string());
-      node.subgraphs.push_back(std::make_shared<const Graph>(graph_from(sub, where, depth + 1)));
+      node.subgraphs.push_back(std::make_shared<const Graph>(graph_from(sub, where, depth + 1, file_version)));
       ++k;
     }
   }
@@ -225,7 +227,7 @@ Node node_from(const json& n, size_t nv, const std::string& source, int depth) {
 
 // `source` names the graph in errors ("model.ember", "model.ember: node 3 (cond) sub-graph 0 ('then')");
 // depth 0 is the top level.
-Graph graph_from(const json& j, const std::string& source, int depth) {
+Graph graph_from(const json& j, const std::string& source, int depth, int file_version) {
   if (!j.is_object()) fail(source, fmt::format("a graph must be a JSON object, got {}", j.type_name()));
   Graph g;
   for (const json& v : j.at("values")) g.values.push_back({type_from(v, source)});
@@ -250,7 +252,7 @@ Graph graph_from(const json& j, const std::string& source, int depth) {
     fail(source, "a sub-graph holds constants; sub-graphs take what they read from outside as inputs");
   size_t index = 0;
   for (const json& n : j.at("nodes")) {
-    g.nodes.push_back(node_from(n, nv, fmt::format("{}: node {}", source, index), depth));
+    g.nodes.push_back(node_from(n, nv, fmt::format("{}: node {}", source, index), depth, file_version));
     ++index;
   }
   return g;
@@ -270,13 +272,13 @@ ModelFile graph_from_json(const std::string& text, const std::string& source) {
     if (!j.is_object() || j.value("format", "") != kFormatName)
       fail(source, fmt::format("not an Ember model graph (expected \"format\": \"{}\")", kFormatName));
     m.format_version = j.at("format_version").get<int>();
-    if (m.format_version != kModelFormatVersion)
-      fail(source, fmt::format("format version {} is not supported (this Ember, {}, reads version {}); re-export "
-                               "the model with this version",
-                               m.format_version, version(), kModelFormatVersion));
+    if (m.format_version < kMinModelFormatVersion || m.format_version > kModelFormatVersion)
+      fail(source, fmt::format("format version {} is not supported (this Ember, {}, reads versions {} to {}); "
+                               "re-export the model with this version",
+                               m.format_version, version(), kMinModelFormatVersion, kModelFormatVersion));
     m.producer = j.at("producer").get<std::string>();
     if (j.contains("source")) m.source = j.at("source").get<std::map<std::string, std::string>>();
-    m.graph = graph_from(j, source, 0);
+    m.graph = graph_from(j, source, 0, m.format_version);
   } catch (const json::exception& e) {
     fail(source, fmt::format("malformed graph JSON: {}", e.what()));
   }

@@ -1,0 +1,62 @@
+// int8 GEMM for quantized linear layers: C[m, n] (int32) = sum_k A[m, k]
+// (uint8) * B[n, k] (int8), row-major with leading dimensions. B is a
+// Linear's [out, in] weight as stored. The reference loop is the oracle of
+// the oneDNN kernel (exact integers).
+#pragma once
+
+#include <cstdint>
+
+namespace ember {
+
+// The largest k whose int32 sums cannot overflow: 255 * 128 * k < 2^31.
+constexpr int64_t kQGemmMaxK = 65536;
+
+struct QGemmArgs {
+  const uint8_t* a = nullptr;
+  int64_t lda = 0;
+  const int8_t* b = nullptr;
+  int64_t ldb = 0;
+  int32_t* c = nullptr;
+  int64_t ldc = 0;
+  int64_t m = 0, n = 0, k = 0;
+};
+
+// The plain triple loop with int32 accumulation.
+void qgemm_u8s8s32_ref(const QGemmArgs& g);
+// oneDNN's int8 matmul (VNNI / AMX / AVX2 as the CPU has); false when oneDNN
+// offers only a reference implementation for this shape.
+bool qgemm_u8s8s32_dnnl(const QGemmArgs& g);
+// oneDNN where it has a fast kernel, else the reference loop.
+void qgemm_u8s8s32(const QGemmArgs& g);
+
+// Whether the CPU multiplies uint8 by int8 without an int16 intermediate
+// (AVX-512 VNNI, AVX-VNNI, AMX). Without it (AVX2's vpmaddubsw) a pair of
+// products can saturate, so quantized activations keep 7 bits (PyTorch's
+// reduce_range).
+bool cpu_has_vnni();
+
+}  // namespace ember
+
+namespace ember {
+
+// Note [dynamic int8 linear]
+// y[m, n] = float(acc[m, n] - zx * colsum[n]) * (sx * w_scale[n]) + bias[n],
+// acc = qx @ w^T in int32, where qx = quantize(x, sx, zx) as uint8 with
+// (sx, zx) chosen per call from min(x) and max(x) (choose_qparams, range
+// [0, 255], or [0, 127] with reduce_range), and w is int8 per output channel
+// with zero point 0 (so colsum[n] = sum_k w[n, k] folds zx out of the
+// product). The epilogue is PyTorch's fbgemm ReQuantizeForFloat.
+struct QLinearDynamicArgs {
+  const float* x = nullptr;  // [m, k] row-major
+  int64_t m = 0, k = 0, n = 0;
+  const int8_t* w = nullptr;         // [n, k]
+  const int32_t* colsum = nullptr;   // [n]
+  const float* w_scale = nullptr;    // [n]
+  const float* bias = nullptr;       // [n] or null
+  bool reduce_range = false;
+  float* y = nullptr;  // [m, n]
+};
+// reference = true: the int8 product through qgemm_u8s8s32_ref.
+void qlinear_dynamic_f32(const QLinearDynamicArgs& a, bool reference = false);
+
+}  // namespace ember

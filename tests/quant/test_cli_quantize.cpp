@@ -1,0 +1,106 @@
+// `ember export RUN --quantize dynamic` end to end on a short MLP training
+// run: accuracies of float and int8 on the test split, file sizes, speedup,
+// the int8 layers, the loaded file's linear_dynamic_int8 nodes, and the
+// failure when the accuracy drop passes --max-accuracy-drop.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <regex>
+#include <string>
+
+#include "ember/ember.h"
+#include "ember/jit/interpreter.h"
+#include "ember/jit/model_file.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int code;
+  std::string output;  // stdout + stderr
+};
+
+Result ember_cli(const std::string& args) {
+  std::string cmd = std::string(EMBER_CLI) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buf;
+  while (size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
+  int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+class CliQuantize : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    root_ = fs::temp_directory_path() / ("ember_cli_quantize_" + std::to_string(::getpid()));
+    fs::remove_all(root_);
+    std::string cfg = std::string(EMBER_SOURCE_DIR) + "/configs/fashion_mnist_mlp.yaml";
+    Result r = ember_cli("train " + cfg +
+                         " model.hidden=[64] data.limit_train=512 data.limit_test=200 data.batch_size=50 "
+                         "train.epochs=1 train.threads=2 log.root=" +
+                         root_.string() + " log.name=q");
+    ASSERT_EQ(r.code, 0) << r.output;
+    run_ = fs::directory_iterator(root_)->path();
+  }
+  static void TearDownTestSuite() { fs::remove_all(root_); }
+  static fs::path root_, run_;
+};
+fs::path CliQuantize::root_, CliQuantize::run_;
+
+TEST_F(CliQuantize, DynamicReportsAccuracySizesAndSpeedup) {
+  const fs::path out = root_ / "q.ember";
+  Result e = ember_cli("export " + run_.string() + " --dynamic batch --quantize dynamic -o " + out.string());
+  ASSERT_EQ(e.code, 0) << e.output;
+  std::smatch m;
+  const std::string& o = e.output;
+  ASSERT_TRUE(std::regex_search(o, m, std::regex(R"(accuracy \(test, 200 samples\): float ([0-9.]+)%, int8 ([0-9.]+)%, drop (-?[0-9.]+) points \(limit 1.00\))")))
+      << o;
+  const double f = std::stod(m[1]), q = std::stod(m[2]), drop = std::stod(m[3]);
+  EXPECT_NEAR(f - q, drop, 0.011);
+  EXPECT_GT(f, 30.0) << "the short run learned something";
+  ASSERT_TRUE(std::regex_search(o, m, std::regex(R"(file size: float ([0-9.]+) MiB, int8 ([0-9.]+) MiB \(([0-9.]+)x\))")))
+      << o;
+  // 784*64 + 64*10 weights: int8 plus per-channel scales is about a quarter.
+  EXPECT_LT(std::stod(m[3]), 0.35);
+  EXPECT_TRUE(std::regex_search(o, std::regex(R"(float [0-9.]+ s, int8 [0-9.]+ s, speedup [0-9.]+x)"))) << o;
+  EXPECT_TRUE(contains(o, "quantize quantized to int8 (2):")) << o;
+  EXPECT_TRUE(contains(o, "quantize kept in float (0):")) << o;
+  EXPECT_TRUE(contains(o, "2 int8 layers, 0 kept in float")) << o;
+  ember::jit::ModelFile file = ember::jit::load_model(out.string());
+  EXPECT_EQ(file.format_version, 2);
+  int64_t int8_nodes = 0, matmuls = 0;
+  for (const ember::jit::Node& n : file.graph.nodes)
+    int8_nodes += n.kind == "linear_dynamic_int8", matmuls += n.kind == "matmul";
+  EXPECT_EQ(int8_nodes, 2);
+  EXPECT_EQ(matmuls, 0);
+  EXPECT_TRUE(contains(file.source.at("quantize"), "dynamic int8"));
+  // The runtime and `ember inspect` read it.
+  Result i = ember_cli("inspect " + out.string());
+  EXPECT_EQ(i.code, 0) << i.output;
+  EXPECT_TRUE(contains(i.output, "linear_dynamic_int8")) << i.output;
+}
+
+TEST_F(CliQuantize, AccuracyDropOverTheLimitFails) {
+  // A negative limit demands int8 beat float by 100 points: never met.
+  Result e = ember_cli("export " + run_.string() + " --dynamic batch --quantize dynamic --max-accuracy-drop -100 -o " +
+                       (root_ / "fail.ember").string());
+  EXPECT_EQ(e.code, 1) << e.output;
+  EXPECT_TRUE(contains(e.output, "wrote (accuracy FAILED)")) << e.output;
+  EXPECT_TRUE(contains(e.output, "more than --max-accuracy-drop -100.00")) << e.output;
+}
+
+TEST_F(CliQuantize, StaticIsRefusedUntilItExists) {
+  Result e = ember_cli("export " + run_.string() + " --quantize static -o " + (root_ / "s.ember").string());
+  EXPECT_NE(e.code, 0);
+  EXPECT_TRUE(contains(e.output, "--quantize static is not implemented yet")) << e.output;
+}
+
+}  // namespace

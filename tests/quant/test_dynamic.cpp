@@ -1,0 +1,166 @@
+// Dynamic int8: the oneDNN int8 GEMM against its reference loop (exact
+// integers), quant::linear_dynamic against the reference path (bitwise) and
+// against float within the quantization error bound, PyTorch's
+// quantize_dynamic on the same weights, and the eager module swap.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "ember/ember.h"
+#include "ember/quant/quantize_dynamic.h"
+#include "kernels/qgemm.h"
+#include "quant/quant_reference.h"
+
+namespace ember {
+namespace {
+
+using testing::qmeta;
+using testing::qref;
+
+struct Shape {
+  int64_t m, n, k;
+};
+
+TEST(QGemm, OneDnnEqualsTheReferenceLoopExactly) {
+  manual_seed(7);
+  for (Shape s : {Shape{1, 1, 1}, Shape{1, 13, 31}, Shape{7, 128, 256}, Shape{64, 10, 784}, Shape{33, 65, 17}}) {
+    Tensor a = randint(0, 256, {s.m, s.k}, kUInt8);
+    Tensor b = randint(-128, 128, {s.n, s.k}, kInt8);
+    // The extremes, where AVX2's int16 pairs would saturate.
+    a.data_ptr<uint8_t>()[0] = 255;
+    b.data_ptr<int8_t>()[0] = -128;
+    Tensor want = empty({s.m, s.n}, kInt32), got = full({s.m, s.n}, -1, kInt32);
+    QGemmArgs g{a.data_ptr<uint8_t>(), s.k, b.data_ptr<int8_t>(), s.k, want.data_ptr<int32_t>(), s.n, s.m, s.n, s.k};
+    qgemm_u8s8s32_ref(g);
+    g.c = got.data_ptr<int32_t>();
+    ASSERT_TRUE(qgemm_u8s8s32_dnnl(g)) << "oneDNN has no int8 matmul for " << s.m << "x" << s.n << "x" << s.k;
+    EXPECT_TRUE(equal(got, want)) << s.m << "x" << s.n << "x" << s.k;
+  }
+}
+
+TEST(QGemm, ReferenceLoopMatchesAClosedForm) {
+  // [[1, 2], [255, 0]] @ [[3, -128], [-1, 1]]^T
+  std::vector<uint8_t> a{1, 2, 255, 0};
+  std::vector<int8_t> b{3, -128, -1, 1};
+  std::vector<int32_t> c(4);
+  qgemm_u8s8s32_ref({a.data(), 2, b.data(), 2, c.data(), 2, 2, 2, 2});
+  EXPECT_EQ(c, (std::vector<int32_t>{3 - 256, -1 + 2, 765, -255}));
+}
+
+// |y_int8 - y_float| per element: each x and w is off by at most half its
+// step, so |err| <= sum_k (|x_k| sw/2 + |w_k| sx/2 + sx sw/4), plus float
+// rounding (a relative 1e-5 of the magnitudes).
+double error_bound(const Tensor& x, const Tensor& w, const quant::PackedLinear& p, int64_t row, int64_t col,
+                   double sx) {
+  const double sw = p.scale.to_vector<double>()[static_cast<size_t>(col)];
+  std::vector<double> xs = x[row].to_vector<double>(), ws = w[col].to_vector<double>();
+  double bound = 0, mag = 0;
+  for (size_t k = 0; k < xs.size(); ++k) {
+    bound += std::fabs(xs[k]) * sw / 2 + std::fabs(ws[k]) * sx / 2 + sx * sw / 4;
+    mag += std::fabs(xs[k] * ws[k]);
+  }
+  return bound + 1e-5 * mag + 1e-6;
+}
+
+double activation_scale(const Tensor& x, bool reduce_range) {
+  return quant::choose_qparams(x.min().item<float>(), x.max().item<float>(), 0, reduce_range ? 127 : 255).scale;
+}
+
+TEST(LinearDynamic, FastPathEqualsReferenceBitwiseAndFloatWithinTheBound) {
+  manual_seed(3);
+  for (bool reduce : {false, true}) {
+    Tensor x = randn({9, 40}) * 3;
+    Tensor w = randn({24, 40}) * 0.2, b = randn({24});
+    quant::PackedLinear p = quant::PackedLinear::pack(w, b);
+    p.reduce_range = reduce;
+    Tensor y = quant::linear_dynamic(x, p);
+    Tensor yr = quant::linear_dynamic(x, p, /*reference=*/true);
+    EXPECT_TRUE(equal(y, yr));
+    Tensor yf = linear(x, w, b);
+    const double sx = activation_scale(x, reduce);
+    for (int64_t i = 0; i < 9; ++i)
+      for (int64_t j = 0; j < 24; ++j)
+        ASSERT_LE(std::fabs(y[i][j].item<double>() - yf[i][j].item<double>()), error_bound(x, w, p, i, j, sx))
+            << i << "," << j << " reduce_range=" << reduce;
+  }
+}
+
+TEST(LinearDynamic, LeadingDimsAndNoBias) {
+  manual_seed(4);
+  Tensor x = randn({2, 3, 8}), w = randn({5, 8});
+  quant::PackedLinear p = quant::PackedLinear::pack(w, Tensor());
+  Tensor y = quant::linear_dynamic(x, p);
+  EXPECT_EQ(y.sizes().vec(), (std::vector<int64_t>{2, 3, 5}));
+  EXPECT_TRUE(equal(y.reshape({6, 5}), quant::linear_dynamic(x.reshape({6, 8}), p)));
+  testing::expect_error([&] { quant::linear_dynamic(randn({2, 7}), p); }, {"in_features = 8"});
+}
+
+std::shared_ptr<nn::Sequential> reference_mlp() {
+  auto mlp = std::make_shared<nn::Sequential>(std::initializer_list<nn::ModulePtr>{
+      std::make_shared<nn::Linear>(16, 32), std::make_shared<nn::ReLU>(), std::make_shared<nn::Linear>(32, 4)});
+  StateDict d;
+  for (const char* k : {"0.weight", "0.bias", "2.weight", "2.bias"}) d.insert(k, qref(std::string("mlp.p.") + k).to(kFloat32));
+  mlp->load_state_dict(d, true);
+  mlp->eval();
+  return mlp;
+}
+
+TEST(QuantizeDynamic, SwapsLinearsReprAsPyTorchOutputsNearPyTorch) {
+  auto mlp = reference_mlp();
+  Tensor x = qref("mlp.x").to(kFloat32);
+  Tensor yf = mlp->forward(x);
+  quant::QuantizeReport report;
+  nn::ModulePtr q = quant::quantize_dynamic(mlp, {"Linear"}, kQInt8, &report);
+  EXPECT_EQ(q->repr(), qmeta("mlp.repr"));
+  EXPECT_EQ(report.quantized, (std::vector<std::string>{"0", "2"}));
+  EXPECT_TRUE(report.kept_float.empty());
+  // The float model is untouched (quantize_dynamic rebuilt the Sequential).
+  EXPECT_TRUE(equal(mlp->forward(x), yf));
+  Tensor y = q->forward(x);
+  Tensor torch_int8 = qref("mlp.int8").to(kFloat32), torch_float = qref("mlp.float").to(kFloat32);
+  // Both int8 models are within the quantization error of the float one;
+  // PyTorch (onednn engine) picks its own activation range, so the stated
+  // tolerance is 2% of the output's largest magnitude.
+  const double tol = 0.02 * torch_float.abs().max().item<double>();
+  EXPECT_LE((y - torch_int8).abs().max().item<double>(), tol);
+  EXPECT_LE((y - yf).abs().max().item<double>(), tol);
+  EXPECT_GT((y - yf).abs().max().item<double>(), 0.0);  // it really ran in int8
+}
+
+TEST(QuantizeDynamic, ListsWhatStaysFloatAndWhy) {
+  auto model = std::make_shared<nn::Sequential>(
+      std::initializer_list<nn::ModulePtr>{std::make_shared<nn::Linear>(4, 4), std::make_shared<nn::Tanh>()});
+  auto lstm_model = std::make_shared<nn::Sequential>(std::initializer_list<nn::ModulePtr>{model});
+  lstm_model->push_back("rnn", std::make_shared<nn::LSTM>(4, 4));
+  quant::QuantizeReport r;
+  quant::quantize_dynamic(lstm_model, {"Linear", "LSTM"}, kQInt8, &r);
+  EXPECT_EQ(r.quantized, (std::vector<std::string>{"0.0"}));
+  ASSERT_EQ(r.kept_float.size(), 1u);
+  EXPECT_EQ(r.kept_float[0].first, "rnn");
+  EXPECT_NE(r.kept_float[0].second.find("trace the model"), std::string::npos);
+  EXPECT_NE(r.str().find("kept in float (1)"), std::string::npos);
+}
+
+// A parent that calls its child through a typed member: swapping the registry
+// slot would change nothing, so the Linear is listed as float instead.
+class Typed : public nn::Module {
+ public:
+  Typed() : nn::Module("Typed") { fc = register_module("fc", std::make_shared<nn::Linear>(3, 2)); }
+  Tensor forward(const Tensor& x) override { return fc->forward(x); }
+  std::shared_ptr<nn::Linear> fc;
+};
+
+TEST(QuantizeDynamic, TypedMemberIsNotSwappedSilently) {
+  auto m = std::make_shared<Typed>();
+  quant::QuantizeReport r;
+  nn::ModulePtr q = quant::quantize_dynamic(m, {"Linear"}, kQInt8, &r);
+  EXPECT_TRUE(r.quantized.empty());
+  ASSERT_EQ(r.kept_float.size(), 1u);
+  EXPECT_EQ(r.kept_float[0].first, "fc");
+  EXPECT_NE(r.kept_float[0].second.find("through its own member"), std::string::npos);
+  EXPECT_EQ(q->get_submodule("fc")->type_name(), "Linear");
+  testing::expect_error([&] { quant::quantize_dynamic(m, {"Conv2d"}); }, {"unknown module type 'Conv2d'"});
+}
+
+}  // namespace
+}  // namespace ember
