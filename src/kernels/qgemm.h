@@ -56,6 +56,9 @@ struct QLinearDynamicArgs {
   bool reduce_range = false;
   float* y = nullptr;  // [m, n]
 };
+// q[i] = clamp(round_half_even(x[i] * inv_scale) + zero_point, 0, qmax), NaN
+// to 0 (the product in float32, as PyTorch's quantize_val); Highway, dispatched.
+void quantize_u8(const float* x, uint8_t* q, int64_t n, float inv_scale, float zero_point, float qmax);
 // reference = true: the int8 product through qgemm_u8s8s32_ref.
 void qlinear_dynamic_f32(const QLinearDynamicArgs& a, bool reference = false);
 
