@@ -2,6 +2,9 @@
 // by geometry (Note [dnnl primitive cache]).
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <array>
+#include <memory>
+
 #include "ember/core/parallel.h"
 #include "kernels/cpu/dnnl_util.h"
 #include "kernels/qgemm.h"
@@ -36,10 +39,53 @@ Prim make_prim(const QGemmArgs& g) {
 }  // namespace
 
 bool qgemm_u8s8s32_dnnl(const QGemmArgs& g) {
+  using Key = std::array<int64_t, 7>;
   static dnnl_util::PrimCache<7> cache;
-  auto p = cache.get({g.m, g.n, g.k, g.lda, g.ldb, g.ldc, get_num_threads()}, [&] { return make_prim(g); });
-  if (!p->ok) return false;
-  dnnl_util::execute(*p, {const_cast<uint8_t*>(g.a), const_cast<int8_t*>(g.b), g.c});
+  // A thread's recent geometries with their dnnl::memory objects, so a
+  // repeated shape (an LSTM's step) rebinds pointers instead of building the
+  // memory objects and the argument map again (as matmul_dnnl.cpp's slots).
+  struct Slot {
+    Key key{};
+    std::shared_ptr<const Prim> prim;
+    dnnl::memory a, b, c;
+  };
+  thread_local std::array<Slot, 8> slots;
+  const Key key{g.m, g.n, g.k, g.lda, g.ldb, g.ldc, get_num_threads()};
+  Slot& s = slots[dnnl_util::KeyHash<7>()(key) % slots.size()];
+  void* a = const_cast<uint8_t*>(g.a);
+  void* b = const_cast<int8_t*>(g.b);
+  if (!s.prim || s.key != key) {
+    s.prim = cache.get(key, [&] { return make_prim(g); });
+    s.key = key;
+    if (!s.prim->ok) return false;
+    auto& eng = dnnl_util::cpu_engine();
+    const auto& ops = s.prim->operands;
+    s.a = dnnl::memory(ops[0].prim, eng, a);
+    s.b = dnnl::memory(ops[1].prim, eng, b);
+    s.c = dnnl::memory(ops[2].prim, eng, g.c);
+  } else {
+    if (!s.prim->ok) return false;
+    s.a.set_data_handle(a);
+    s.b.set_data_handle(b);
+    s.c.set_data_handle(g.c);
+  }
+  const Prim& p = *s.prim;
+  for (const dnnl_util::Operand& o : p.operands)
+    if (o.needs_reorder()) {  // not with the plain layouts make_prim asks for; kept correct anyway
+      dnnl_util::execute(p, {a, b, g.c});
+      return true;
+    }
+  dnnl_util::Buffer scratch_buf(p.scratch.get_size());
+  dnnl::memory scratch = scratch_buf.get() ? dnnl::memory(p.scratch, dnnl_util::cpu_engine(), scratch_buf.get())
+                                           : dnnl::memory();
+  std::array<dnnl_exec_arg_t, 4> args;
+  int n = 0;
+  args[n++] = {DNNL_ARG_SRC, s.a.get()};
+  args[n++] = {DNNL_ARG_WEIGHTS, s.b.get()};
+  args[n++] = {DNNL_ARG_DST, s.c.get()};
+  if (scratch_buf.get()) args[n++] = {DNNL_ARG_SCRATCHPAD, scratch.get()};
+  dnnl::error::wrap_c_api(dnnl_primitive_execute(p.prim.get(), dnnl_util::cpu_stream().get(), n, args.data()),
+                          "qgemm: oneDNN execution failed");
   return true;
 }
 
