@@ -34,6 +34,7 @@
 
 #include "dist_bench_command.h"
 #include "ember/core/parallel.h"
+#include "ember/data/datasets/csv.h"
 #include "ember/data/datasets/idx.h"
 #include "ember/data/image_preprocess.h"
 #include "ember/ember.h"
@@ -88,37 +89,7 @@ std::vector<int64_t> int_list(const std::string& s, const char* what, int64_t mi
 Tensor read_csv_rows(const std::string& path) {
   std::ifstream in(path);
   EMBER_CHECK(in.good(), "infer: cannot open '{}'", path);
-  std::vector<float> values;
-  int64_t cols = -1, rows = 0, line_no = 0;
-  for (std::string line; std::getline(in, line);) {
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.find_first_not_of(" \t") == std::string::npos) continue;
-    std::vector<float> row;
-    bool numeric = true;
-    std::stringstream ss(line);
-    for (std::string cell; std::getline(ss, cell, ',');) {
-      try {
-        size_t used = 0;
-        row.push_back(std::stof(cell, &used));
-        if (cell.find_first_not_of(" \t", used) != std::string::npos) numeric = false;
-      } catch (const std::exception&) {
-        numeric = false;
-      }
-    }
-    if (!numeric) {
-      EMBER_CHECK(rows == 0 && cols < 0, "infer: {}:{}: a cell is not a number", path, line_no);
-      cols = 0;  // header seen
-      continue;
-    }
-    if (cols <= 0) cols = static_cast<int64_t>(row.size());
-    EMBER_CHECK(static_cast<int64_t>(row.size()) == cols, "infer: {}:{}: {} cells, the first row has {}", path,
-                line_no, row.size(), cols);
-    values.insert(values.end(), row.begin(), row.end());
-    ++rows;
-  }
-  EMBER_CHECK(rows > 0, "infer: '{}' has no rows of numbers", path);
-  return tensor<float>(values, {rows, cols});
+  return data::parse_csv_numbers(in, "infer: " + path);
 }
 
 Tensor read_input_file(const std::string& path, const std::string& input_name) {

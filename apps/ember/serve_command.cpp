@@ -59,7 +59,7 @@ std::optional<int> ServeCommand::run() {
   serve::Server server(models_, options_);
   int port = server.bind();
   std::fputs(server.summary().c_str(), stdout);
-  std::printf("listening on http://%s:%d (v2 protocol: /v2/models/NAME/infer, /metrics)\n", options_.host.c_str(), port);
+  std::printf("listening on http://%s:%d (v2 protocol: /v2/models/NAME/infer; images or CSV rows: /v1/models/NAME/predict; /metrics)\n", options_.host.c_str(), port);
   std::fflush(stdout);
   std::thread waiter([&] {
     int sig = 0;

@@ -31,6 +31,10 @@ Tensor ImagePreprocess::load(const std::string& path) const {
   return (*this)(read_image(path, channels));
 }
 
+Tensor ImagePreprocess::decode(std::span<const uint8_t> bytes, const std::string& name) const {
+  return (*this)(decode_image(bytes, name, channels));
+}
+
 std::string ImagePreprocess::to_json() const {
   nlohmann::ordered_json j;
   j["kind"] = "image";

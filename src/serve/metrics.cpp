@@ -63,6 +63,11 @@ void Metrics::set_load_seconds(const std::string& model, double seconds) {
   load_seconds_[model] = seconds;
 }
 
+void Metrics::count_cancelled(const std::string& model) {
+  std::lock_guard lock(mu_);
+  ++cancelled_[model];
+}
+
 std::string Metrics::text(const std::vector<std::string>& models,
                           const std::function<size_t(const std::string&)>& queue_depth) const {
   std::lock_guard lock(mu_);
@@ -77,6 +82,12 @@ std::string Metrics::text(const std::vector<std::string>& models,
   for (const auto& [model, h] : batch_) out += h.text("ember_batch_size", fmt::format("model=\"{}\"", model));
   out += "# HELP ember_queue_depth Requests waiting for the batcher.\n# TYPE ember_queue_depth gauge\n";
   for (const std::string& m : models) out += fmt::format("ember_queue_depth{{model=\"{}\"}} {}\n", m, queue_depth(m));
+  out += "# HELP ember_requests_cancelled_total Requests that timed out while queued, removed without running.\n"
+         "# TYPE ember_requests_cancelled_total counter\n";
+  for (const std::string& m : models) {
+    auto it = cancelled_.find(m);
+    out += fmt::format("ember_requests_cancelled_total{{model=\"{}\"}} {}\n", m, it == cancelled_.end() ? 0 : it->second);
+  }
   out += "# HELP ember_model_load_seconds Time to load the model file.\n# TYPE ember_model_load_seconds gauge\n";
   for (const auto& [model, s] : load_seconds_) out += fmt::format("ember_model_load_seconds{{model=\"{}\"}} {}\n", model, s);
   return out;

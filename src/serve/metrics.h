@@ -32,6 +32,8 @@ class Metrics {
   void observe_latency(const std::string& model, double seconds);
   void observe_batch(const std::string& model, int64_t rows);
   void set_load_seconds(const std::string& model, double seconds);
+  // A request that timed out while queued and was removed without running.
+  void count_cancelled(const std::string& model);
   // queue_depth(model) is read when the page is rendered.
   std::string text(const std::vector<std::string>& models, const std::function<size_t(const std::string&)>& queue_depth) const;
 
@@ -40,6 +42,7 @@ class Metrics {
   std::map<int, uint64_t> requests_;
   std::map<std::string, Histogram> latency_, batch_;
   std::map<std::string, double> load_seconds_;
+  std::map<std::string, uint64_t> cancelled_;
 };
 
 }  // namespace ember::serve

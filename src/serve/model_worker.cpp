@@ -8,10 +8,16 @@
 // request's outputs are those of running it alone, up to the kernels' choice
 // of blocking by batch size (tests/serve check 1e-6 and the argmax). When a
 // merged run throws, each request is rerun alone so that only the request at
-// fault gets the error.
+// fault gets the error. A request whose handler timed out is taken out of
+// the queue (cancel) so that it is never run; the batcher re-reads the
+// oldest request after every wake-up, since the one it waited for may be
+// gone. Sequence inputs of different lengths are padded to the longest of
+// the batch (Note [sequence padding] in padding.cpp).
 #include "model_worker.h"
 
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "ember/ember.h"
 
@@ -21,12 +27,10 @@ namespace {
 
 Signature signature_of(const runtime::Session& s) {
   const jit::Graph& g = s.model().graph;
-  Signature sig;
-  sig.input_names = s.input_names();
-  sig.output_names = s.output_names();
-  for (const jit::NamedValue& v : g.inputs) sig.input_types.push_back(g.type(v.value));
-  for (const jit::NamedValue& v : g.outputs) sig.output_types.push_back(g.type(v.value));
-  return sig;
+  std::vector<jit::TensorType> in, out;
+  for (const jit::NamedValue& v : g.inputs) in.push_back(g.type(v.value));
+  for (const jit::NamedValue& v : g.outputs) out.push_back(g.type(v.value));
+  return make_signature(s.input_names(), std::move(in), s.output_names(), std::move(out));
 }
 
 // Whether all inputs and outputs share one symbol as dim 0.
@@ -53,6 +57,7 @@ ModelWorker::ModelWorker(std::string name, const std::string& path, const BatchO
       metrics_(metrics),
       session_(path, runtime::SessionOptions{.threads = options.threads}),
       signature_(signature_of(session_)),
+      predict_(serve::predict_info(session_.model(), path)),
       batches_(has_batch_dim(signature_)) {
   EMBER_CHECK(options.max_batch >= 1, "serve: --max-batch must be at least 1, got {}", options.max_batch);
   EMBER_CHECK(options.max_delay_us >= 0, "serve: --max-delay-us must be >= 0, got {}", options.max_delay_us);
@@ -69,21 +74,38 @@ ModelWorker::~ModelWorker() {
   thread_.join();
 }
 
-std::future<std::vector<Tensor>> ModelWorker::submit(std::vector<Tensor> inputs) {
+ModelWorker::Ticket ModelWorker::submit(std::vector<Tensor> inputs) {
   Request r;
   r.rows = batches_ ? inputs.at(0).size(0) : 1;
+  const SequenceLayout& seq = signature_.seq;
+  for (size_t i = 0; seq.active() && i < inputs.size(); ++i)
+    if (seq.padded_inputs[i]) r.steps = inputs[i].size(1);
   r.inputs = std::move(inputs);
   r.queued = Clock::now();
-  std::future<std::vector<Tensor>> f = r.done.get_future();
+  Ticket t;
+  t.result = r.done.get_future();
   {
     std::lock_guard lock(mu_);
     if (stopping_) throw HttpError(503, fmt::format("model '{}' is shutting down", name_));
     if (queue_.size() >= options_.queue)
       throw HttpError(503, fmt::format("model '{}': the queue is full ({} requests); retry later", name_, options_.queue));
+    r.id = t.id = next_id_++;
     queue_.push_back(std::move(r));
   }
   cv_.notify_one();
-  return f;
+  return t;
+}
+
+bool ModelWorker::cancel(uint64_t id) {
+  {
+    std::lock_guard lock(mu_);
+    auto it = std::find_if(queue_.begin(), queue_.end(), [&](const Request& r) { return r.id == id; });
+    if (it == queue_.end()) return false;
+    queue_.erase(it);
+  }
+  metrics_.count_cancelled(name_);
+  cv_.notify_all();  // the batcher may be waiting on this one's deadline
+  return true;
 }
 
 size_t ModelWorker::queue_depth() const {
@@ -91,10 +113,14 @@ size_t ModelWorker::queue_depth() const {
   return queue_.size();
 }
 
+// Dims past the batch must match, but for the steps of sequence inputs.
 bool ModelWorker::fits_with(const Request& first, const Request& r) const {
+  const SequenceLayout& seq = signature_.seq;
   for (size_t i = 0; i < first.inputs.size(); ++i) {
     IntArrayRef a = first.inputs[i].sizes(), b = r.inputs[i].sizes();
-    if (!std::equal(a.begin() + 1, a.end(), b.begin() + 1, b.end())) return false;
+    if (a.size() != b.size()) return false;
+    const size_t from = seq.active() && seq.padded_inputs[i] ? 2 : 1;
+    if (!std::equal(a.begin() + from, a.end(), b.begin() + from, b.end())) return false;
   }
   return true;
 }
@@ -108,12 +134,18 @@ int64_t ModelWorker::ready_rows() const {
 
 std::vector<ModelWorker::Request> ModelWorker::take_batch() {
   std::unique_lock lock(mu_);
-  cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
-  if (queue_.empty()) return {};
-  if (batches_) {
+  for (;;) {
+    cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+    if (queue_.empty()) return {};
     // On shutdown, run what is queued without waiting for company.
+    if (!batches_ || stopping_) break;
+    const uint64_t oldest = queue_.front().id;
     auto deadline = queue_.front().queued + std::chrono::microseconds(options_.max_delay_us);
-    cv_.wait_until(lock, deadline, [&] { return stopping_ || ready_rows() >= options_.max_batch; });
+    cv_.wait_until(lock, deadline, [&] {
+      return stopping_ || queue_.empty() || queue_.front().id != oldest || ready_rows() >= options_.max_batch;
+    });
+    // The oldest was cancelled: wait again, for the new oldest's deadline.
+    if (!queue_.empty() && (queue_.front().id == oldest || stopping_)) break;
   }
   std::vector<Request> batch;
   batch.push_back(std::move(queue_.front()));
@@ -144,24 +176,25 @@ void ModelWorker::run(std::vector<Request>& batch) {
   for (const Request& r : batch) rows += r.rows;
   metrics_.observe_batch(name_, rows);
   if (batch.size() > 1) {
+    std::vector<Tensor> outputs;
     try {
-      std::vector<Tensor> merged;
-      for (size_t i = 0; i < batch.front().inputs.size(); ++i) {
-        std::vector<Tensor> parts;
-        for (const Request& r : batch) parts.push_back(r.inputs[i]);
-        merged.push_back(cat(parts, 0));
-      }
-      std::vector<Tensor> outputs = session_.run(merged);
+      outputs = run_merged(batch);
+    } catch (const std::exception&) {
+      // Fall through: run each alone so the error reaches only its request.
+    }
+    if (!outputs.empty()) {
+      const SequenceLayout& seq = signature_.seq;
       int64_t start = 0;
       for (Request& r : batch) {
         std::vector<Tensor> mine;
-        for (const Tensor& o : outputs) mine.push_back(o.narrow(0, start, r.rows));
+        for (size_t o = 0; o < outputs.size(); ++o) {
+          Tensor rows = outputs[o].narrow(0, start, r.rows);
+          mine.push_back(seq.active() && seq.padded_outputs[o] ? rows.narrow(1, 0, r.steps) : rows);
+        }
         start += r.rows;
         r.done.set_value(std::move(mine));
       }
       return;
-    } catch (const std::exception&) {
-      // Fall through: run each alone so the error reaches only its request.
     }
   }
   for (Request& r : batch) {
@@ -171,6 +204,22 @@ void ModelWorker::run(std::vector<Request>& batch) {
       r.done.set_exception(std::current_exception());
     }
   }
+}
+
+// The batch's inputs concatenated along dim 0, sequence inputs first padded
+// to the longest of the batch; the session's outputs.
+std::vector<Tensor> ModelWorker::run_merged(std::vector<Request>& batch) {
+  const SequenceLayout& seq = signature_.seq;
+  int64_t steps = 0;
+  for (const Request& r : batch) steps = std::max(steps, r.steps);
+  std::vector<Tensor> merged;
+  for (size_t i = 0; i < batch.front().inputs.size(); ++i) {
+    const bool pad = seq.active() && seq.padded_inputs[i];
+    std::vector<Tensor> parts;
+    for (const Request& r : batch) parts.push_back(pad ? pad_dim1(r.inputs[i], steps) : r.inputs[i]);
+    merged.push_back(cat(parts, 0));
+  }
+  return session_.run(merged);
 }
 
 }  // namespace ember::serve

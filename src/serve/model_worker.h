@@ -13,6 +13,7 @@
 
 #include "ember/runtime/session.h"
 #include "metrics.h"
+#include "predict.h"
 #include "protocol.h"
 
 namespace ember::serve {
@@ -32,12 +33,20 @@ class ModelWorker {
   ModelWorker(const ModelWorker&) = delete;
   ModelWorker& operator=(const ModelWorker&) = delete;
 
+  struct Ticket {
+    uint64_t id = 0;  // for cancel()
+    std::future<std::vector<Tensor>> result;
+  };
   // Queues one request (inputs already checked against the signature).
   // Throws HttpError(503) when the queue is full.
-  std::future<std::vector<Tensor>> submit(std::vector<Tensor> inputs);
+  Ticket submit(std::vector<Tensor> inputs);
+  // Takes a request that timed out out of the queue so it never runs; false
+  // when the batcher has already taken it (it runs, and nobody reads it).
+  bool cancel(uint64_t id);
 
   const std::string& name() const { return name_; }
   const Signature& signature() const { return signature_; }
+  const PredictInfo& predict_info() const { return predict_; }
   const runtime::Session& session() const { return session_; }
   // Whether requests are merged: every input and output has the same
   // symbolic dim 0.
@@ -47,8 +56,10 @@ class ModelWorker {
  private:
   using Clock = std::chrono::steady_clock;
   struct Request {
+    uint64_t id = 0;
     std::vector<Tensor> inputs;
     int64_t rows = 1;
+    int64_t steps = 0;  // dim 1 of its sequence inputs (Note [sequence padding])
     Clock::time_point queued;
     std::promise<std::vector<Tensor>> done;
   };
@@ -58,17 +69,20 @@ class ModelWorker {
   bool fits_with(const Request& first, const Request& r) const;
   int64_t ready_rows() const;  // rows that could join the oldest request now
   void run(std::vector<Request>& batch);
+  std::vector<Tensor> run_merged(std::vector<Request>& batch);
 
   std::string name_;
   BatchOptions options_;
   Metrics& metrics_;
   runtime::Session session_;
   Signature signature_;
+  PredictInfo predict_;
   bool batches_ = false;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Request> queue_;
   bool stopping_ = false;
+  uint64_t next_id_ = 1;
   std::thread thread_;  // last: starts after everything above exists
 };
 

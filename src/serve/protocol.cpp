@@ -130,15 +130,19 @@ std::vector<int64_t> parse_shape(const json& j, const std::string& field) {
 
 // Fixed dims must match; a symbol must take one value across all inputs
 // (Session::run checks the same, but here the message names the JSON field).
+// With `steps_up_to`, dim 1 (a fixed sequence length, Note [sequence
+// padding]) may be anything from 1 to its size.
 void check_shape(const std::vector<int64_t>& shape, const jit::TensorType& type, const std::string& field,
-                 std::map<std::string, int64_t>& symbols) {
-  const std::string expected = fmt::format("expected shape {} ({})", shape_str(protocol_shape(type)), signature_str(type));
+                 std::map<std::string, int64_t>& symbols, bool steps_up_to) {
+  std::string expected = fmt::format("expected shape {} ({})", shape_str(protocol_shape(type)), signature_str(type));
+  if (steps_up_to) expected += fmt::format(" with 1 to {} steps in dim 1", type.shape[1].size);
   if (shape.size() != type.shape.size())
     bad_request(fmt::format("{}.shape: {}, got {}", field, expected, shape_str(shape)));
   for (size_t d = 0; d < shape.size(); ++d) {
     const jit::Dim& dim = type.shape[d];
     if (!dim.is_symbolic()) {
-      if (shape[d] != dim.size) bad_request(fmt::format("{}.shape: {}, got {}", field, expected, shape_str(shape)));
+      const bool ok = steps_up_to && d == 1 ? shape[d] >= 1 && shape[d] <= dim.size : shape[d] == dim.size;
+      if (!ok) bad_request(fmt::format("{}.shape: {}, got {}", field, expected, shape_str(shape)));
       continue;
     }
     // An empty batch has nothing to answer, and kernels need not expect one.
@@ -168,6 +172,13 @@ std::vector<int64_t> protocol_shape(const jit::TensorType& t) {
   std::vector<int64_t> s;
   for (const jit::Dim& d : t.shape) s.push_back(d.is_symbolic() ? -1 : d.size);
   return s;
+}
+
+Signature make_signature(std::vector<std::string> input_names, std::vector<jit::TensorType> input_types,
+                         std::vector<std::string> output_names, std::vector<jit::TensorType> output_types) {
+  Signature sig{std::move(input_names), std::move(output_names), std::move(input_types), std::move(output_types), {}};
+  sig.seq = sequence_layout(sig.input_names, sig.input_types, sig.output_types);
+  return sig;
 }
 
 json model_metadata(const std::string& name, const Signature& sig) {
@@ -228,7 +239,8 @@ std::pair<size_t, Tensor> read_input(const json& in, size_t k, const Signature& 
   if (datatype != datatype_name(type.dtype))
     bad_request(fmt::format("{}.datatype: expected \"{}\", got {}", field, datatype_name(type.dtype), datatype.dump()));
   std::vector<int64_t> shape = parse_shape(member(in, "shape", field), field);
-  check_shape(shape, type, field, symbols);
+  const bool steps_up_to = sig.seq.active() && sig.seq.padded_inputs[i] && !type.shape[1].is_symbolic();
+  check_shape(shape, type, field, symbols, steps_up_to);
   int64_t numel = 1;
   for (int64_t s : shape)
     if (__builtin_mul_overflow(numel, s, &numel)) bad_request(fmt::format("{}.shape: {} is too large", field, shape_str(shape)));
@@ -240,6 +252,31 @@ std::pair<size_t, Tensor> read_input(const json& in, size_t k, const Signature& 
   if (static_cast<int64_t>(leaves.size()) != numel)
     bad_request(fmt::format("{}.data: shape {} needs {} values, got {}", field, shape_str(shape), numel, leaves.size()));
   return {i, make_tensor(type.dtype, leaves, shape, field + ".data")};
+}
+
+// Note [sequence padding]: every sequence input of a request has the same
+// steps L, each length is in [1, L], and fixed-length inputs are padded.
+void pad_sequences(std::vector<Tensor>& inputs, const Signature& sig) {
+  const SequenceLayout& seq = sig.seq;
+  int64_t steps = -1;
+  std::string first;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!seq.padded_inputs[i]) continue;
+    const int64_t l = inputs[i].size(1);
+    if (steps >= 0 && l != steps)
+      bad_request(fmt::format("inputs ('{}').shape: {} steps in dim 1, but '{}' has {}; the sequence inputs of a "
+                              "request have one length", sig.input_names[i], l, first, steps));
+    steps = l, first = sig.input_names[i];
+  }
+  const size_t li = static_cast<size_t>(seq.lengths_input);
+  const std::vector<int64_t> lengths = inputs[li].to(kInt64).to_vector<int64_t>();
+  for (size_t j = 0; j < lengths.size(); ++j)
+    if (lengths[j] < 1 || lengths[j] > steps)
+      bad_request(fmt::format("inputs ('{}').data[{}]: expected a length in [1, {}] (dim 1 of '{}'), got {}",
+                              sig.input_names[li], j, steps, first, lengths[j]));
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (seq.padded_inputs[i] && !sig.input_types[i].shape[1].is_symbolic())
+      inputs[i] = pad_dim1(inputs[i], sig.input_types[i].shape[1].size);
 }
 
 // Whether the request asks for binary outputs (for all of them: Ember does
@@ -282,6 +319,7 @@ InferRequest parse_infer(const std::string& body, const Signature& sig, std::opt
                               datatype_name(sig.input_types[i].dtype), shape_str(protocol_shape(sig.input_types[i]))));
   if (cursor.offset != cursor.bytes.size())
     bad_request(fmt::format("{} bytes after the last binary input", cursor.bytes.size() - cursor.offset));
+  if (sig.seq.active()) pad_sequences(out.inputs, sig);
   out.binary_output = wants_binary_output(req);
   return out;
 }

@@ -12,6 +12,7 @@
 
 #include "ember/core/tensor.h"
 #include "ember/jit/graph.h"
+#include "padding.h"
 
 namespace ember::serve {
 
@@ -28,7 +29,12 @@ class HttpError : public std::runtime_error {
 struct Signature {
   std::vector<std::string> input_names, output_names;
   std::vector<jit::TensorType> input_types, output_types;
+  SequenceLayout seq;  // padded sequence inputs (Note [sequence padding])
 };
+
+// The signature of a model's graph inputs and outputs, with its sequence layout.
+Signature make_signature(std::vector<std::string> input_names, std::vector<jit::TensorType> input_types,
+                         std::vector<std::string> output_names, std::vector<jit::TensorType> output_types);
 
 // "FP32", "INT64", "BOOL", ...
 std::string datatype_name(ScalarType t);
@@ -45,7 +51,9 @@ struct InferRequest {
 };
 
 // The request's inputs checked against the signature; throws HttpError(400)
-// naming the field and, for a shape, the expected one. With json_length (the
+// naming the field and, for a shape, the expected one. Sequence inputs of a
+// fixed length come back padded to it, their lengths checked (Note
+// [sequence padding]). With json_length (the
 // Inference-Header-Content-Length header), the body is that much JSON
 // followed by the binary data of inputs that give parameters.binary_data_size.
 InferRequest parse_infer(const std::string& body, const Signature& sig, std::optional<size_t> json_length = {});

@@ -36,6 +36,9 @@ struct Server::Impl {
   void routes();
   ModelWorker& model(const std::string& name);
   void infer(const httplib::Request& req, httplib::Response& res);
+  void predict(const httplib::Request& req, httplib::Response& res);
+  // Queues the inputs on the model's batcher and waits up to --timeout-ms.
+  std::vector<Tensor> run(ModelWorker& m, std::vector<Tensor> inputs);
 };
 
 namespace {
@@ -87,18 +90,7 @@ void Server::Impl::infer(const httplib::Request& req, httplib::Response& res) {
   auto start = std::chrono::steady_clock::now();
   ModelWorker& m = model(req.matches[1]);
   InferRequest request = parse_infer(req.body, m.signature(), json_length(req));
-  std::future<std::vector<Tensor>> result = m.submit(std::move(request.inputs));
-  // The request stays queued and still runs: the batcher has no way to take
-  // back rows it may already have merged, and the run is cheap to discard.
-  if (result.wait_for(std::chrono::milliseconds(options.timeout_ms)) != std::future_status::ready)
-    throw HttpError(504, fmt::format("model '{}' did not answer within {} ms (--timeout-ms)", m.name(), options.timeout_ms));
-  std::vector<Tensor> outputs;
-  try {
-    outputs = result.get();
-  } catch (const Error& e) {
-    // The signature check passed, so this is a shape the graph itself rejects.
-    throw HttpError(400, e.what());
-  }
+  std::vector<Tensor> outputs = run(m, std::move(request.inputs));
   if (request.binary_output) {
     BinaryResponse b = infer_response_binary(m.name(), m.signature(), outputs);
     res.status = 200;
@@ -108,6 +100,44 @@ void Server::Impl::infer(const httplib::Request& req, httplib::Response& res) {
     send_json(res, 200, infer_response(m.name(), m.signature(), outputs));
   }
   metrics.observe_latency(m.name(), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+}
+
+// An image file or CSV rows, raw or as the file of a multipart form (curl -F
+// file=@x.png); top-k classes with probabilities (predict.h).
+void Server::Impl::predict(const httplib::Request& req, httplib::Response& res) {
+  auto start = std::chrono::steady_clock::now();
+  ModelWorker& m = model(req.matches[1]);
+  const int64_t top_k = req.has_param("top_k") ? parse_top_k(req.get_param_value("top_k")) : 5;
+  PredictBody body{req.body, req.get_header_value("Content-Type"), "body"};
+  if (req.is_multipart_form_data()) {
+    if (req.files.empty())
+      throw HttpError(400, "predict: the multipart form has no file; send one as field \"file\" (curl -F file=@image.png)");
+    // A reference into req.files: the body's bytes stay in the request.
+    auto it = req.files.find("file");
+    const httplib::MultipartFormData& f = (it != req.files.end() ? it : req.files.begin())->second;
+    body = PredictBody{f.content, f.content_type, f.filename.empty() ? "form field '" + f.name + "'" : f.filename};
+  }
+  PredictInput in = predict_input(body, m.predict_info(), m.signature(), m.name());
+  std::vector<Tensor> outputs = run(m, {in.input});
+  send_json(res, 200, predict_response(m.name(), in.kind, outputs.at(0), m.predict_info(), top_k));
+  metrics.observe_latency(m.name(), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+}
+
+std::vector<Tensor> Server::Impl::run(ModelWorker& m, std::vector<Tensor> inputs) {
+  ModelWorker::Ticket ticket = m.submit(std::move(inputs));
+  if (ticket.result.wait_for(std::chrono::milliseconds(options.timeout_ms)) != std::future_status::ready) {
+    // Still queued: removed, never run. Already taken into a batch: it runs
+    // with the others (its rows cannot be taken back) and nobody reads it.
+    const bool cancelled = m.cancel(ticket.id);
+    throw HttpError(504, fmt::format("model '{}' did not answer within {} ms (--timeout-ms){}", m.name(),
+                                     options.timeout_ms, cancelled ? "; the request was not run" : ""));
+  }
+  try {
+    return ticket.result.get();
+  } catch (const Error& e) {
+    // The signature check passed, so this is a shape the graph itself rejects.
+    throw HttpError(400, e.what());
+  }
 }
 
 void Server::Impl::routes() {
@@ -137,6 +167,8 @@ void Server::Impl::routes() {
   }));
   http.Post(R"(/v2/models/([^/]+)/infer)",
             guarded([this](const httplib::Request& req, httplib::Response& res) { infer(req, res); }));
+  http.Post(R"(/v1/models/([^/]+)/predict)",
+            guarded([this](const httplib::Request& req, httplib::Response& res) { predict(req, res); }));
   http.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
     std::string page = metrics.text(names, [this](const std::string& n) { return models.at(n)->queue_depth(); });
     res.set_content(page, "text/plain; version=0.0.4");
@@ -210,8 +242,13 @@ std::string Server::summary() const {
     std::vector<std::string> in, outs;
     for (size_t i = 0; i < s.input_names.size(); ++i) in.push_back(s.input_names[i] + ": " + signature_str(s.input_types[i]));
     for (size_t i = 0; i < s.output_names.size(); ++i) outs.push_back(s.output_names[i] + ": " + signature_str(s.output_types[i]));
-    out += fmt::format("model {}: ({}) -> ({}); {}\n", name, fmt::join(in, ", "), fmt::join(outs, ", "),
-                       m.batches() ? "batched along dim 0" : "one request at a time (no symbolic batch dim)");
+    std::string padding;
+    if (s.seq.active())
+      padding = fmt::format("; sequences (dim 1) padded{}, lengths in '{}'",
+                            s.seq.symbol.empty() ? " to the traced length" : " to the longest of a batch",
+                            s.input_names[static_cast<size_t>(s.seq.lengths_input)]);
+    out += fmt::format("model {}: ({}) -> ({}); {}{}\n", name, fmt::join(in, ", "), fmt::join(outs, ", "),
+                       m.batches() ? "batched along dim 0" : "one request at a time (no symbolic batch dim)", padding);
   }
   out += fmt::format(
       "batching: max-batch {} rows, max-delay {} us, queue {} requests; {} HTTP threads, max body {} bytes, timeout {} ms\n",

@@ -252,8 +252,27 @@ def seeds_onnx():
             put("onnx", name, f.read())
 
 
+
+def seeds_serve():
+    # fuzz_serve: the first byte picks the parser (0 JSON, 1 binary extension, 2 CSV predict, 3 image predict).
+    v2 = {"inputs": [{"name": "tokens", "shape": [2, 4], "datatype": "INT64", "data": [[1, 2, 3, 0], [4, 5, 6, 7]]},
+                     {"name": "lengths", "shape": [2], "datatype": "INT64", "data": [3, 4]},
+                     {"name": "x", "shape": [2, 3], "datatype": "FP32", "data": [0.5, -1, 2, 3, 4e-3, 1e30]}],
+          "outputs": [{"name": "logits", "parameters": {"binary_data": True}}]}
+    put("serve", "v2_json", b"\x00" + json.dumps(v2).encode())
+    binary = {"inputs": [{"name": "tokens", "shape": [1, 6], "datatype": "INT64", "parameters": {"binary_data_size": 48}},
+                         {"name": "lengths", "shape": [1], "datatype": "INT64", "data": [6]},
+                         {"name": "x", "shape": [1, 3], "datatype": "FP32", "parameters": {"binary_data_size": 12}}]}
+    head = json.dumps(binary).encode()
+    tail = struct.pack("<6q", 1, 2, 3, 4, 5, 6) + struct.pack("<3f", 1, 2, 3)
+    put("serve", "v2_binary", b"\x01" + struct.pack("<H", len(head)) + head + tail)
+    put("serve", "csv_rows", b"\x02" + b"a,b,c\n" + b",".join(b"%d" % i for i in range(16)) + b"\n")
+    put("serve", "image_png", b"\x03" + png(4, 4, 0, [bytes([16 * r + c for c in range(4)]) for r in range(4)]))
+
+
+
 def main():
-    for t in ["safetensors", "checkpoint", "config", "idx", "csv", "text", "image", "npy", "pytorch", "onnx"]:
+    for t in ["safetensors", "checkpoint", "config", "idx", "csv", "text", "image", "npy", "pytorch", "onnx", "serve"]:
         # Overwrites its own files only: former findings live beside them as
         # regression seeds.
         os.makedirs(os.path.join(CORPUS, t), exist_ok=True)
@@ -267,6 +286,7 @@ def main():
     seeds_npy()
     seeds_pytorch()
     seeds_onnx()
+    seeds_serve()
     for t in sorted(os.listdir(CORPUS)):
         files = os.listdir(os.path.join(CORPUS, t))
         print("%-12s %d seeds" % (t, len(files)))

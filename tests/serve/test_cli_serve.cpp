@@ -16,6 +16,7 @@
 #include "ember/jit/model_file.h"
 #include "ember/jit/trace.h"
 #include "ember/train/models.h"
+#include "cli_util.h"
 
 namespace ember::serve {
 namespace {
@@ -41,7 +42,8 @@ std::string saved_model(const fs::path& dir) {
   return path;
 }
 
-// `ember ARGS...` with stdout and stderr on a pipe.
+// `ember ARGS...` running on, with stdout and stderr on a pipe to read line by
+// line while it serves (ember::testing::run_cli waits for the exit instead).
 struct Child {
   pid_t pid = -1;
   FILE* out = nullptr;
@@ -110,20 +112,18 @@ TEST(CliServe, ServesThenExitsZeroOnSigterm) {
 }
 
 TEST(CliServe, HelpListsEveryOption) {
-  Child c({"serve", "--help"});
-  std::string help, l;
-  for (int i = 0; i < 100 && !(l = c.line()).empty(); ++i) help += l;
-  EXPECT_EQ(c.wait(), 0);
+  ember::testing::CliResult r = ember::testing::run_cli("serve --help");
+  const std::string& help = r.output;
+  EXPECT_EQ(r.code, 0);
   for (const char* option : {"--host", "--port", "--max-batch", "--max-delay-us", "--threads", "--http-threads", "--queue",
                              "--max-body", "--timeout-ms"})
     EXPECT_NE(help.find(option), std::string::npos) << option << "\n" << help;
 }
 
 TEST(CliServe, MissingModelFailsNamingTheFile) {
-  Child c({"serve", "/nonexistent/x.ember", "--port", "0"});
-  std::string out, l;
-  for (int i = 0; i < 20 && !(l = c.line()).empty(); ++i) out += l;
-  EXPECT_EQ(c.wait(), 1) << out;
+  ember::testing::CliResult r = ember::testing::run_cli("serve /nonexistent/x.ember --port 0");
+  const std::string& out = r.output;
+  EXPECT_EQ(r.code, 1) << out;
   EXPECT_NE(out.find("/nonexistent/x.ember"), std::string::npos) << out;
 }
 

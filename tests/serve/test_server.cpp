@@ -18,12 +18,15 @@
 #include "ember/runtime/session.h"
 #include "ember/serve/server.h"
 #include "ember/train/models.h"
+#include "serve_test_util.h"
 
 namespace ember::serve {
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using testing::RunningServer;
+using testing::wait_for_queue_depth;
 
 // A small CNN traced with a dynamic batch dim ("cnn") or a fixed batch of 2
 // ("fixed"), saved under a per-process directory.
@@ -64,35 +67,6 @@ const ModelFiles& models() {
   return files;
 }
 
-// Server::serve on its own thread; stops and joins on destruction.
-class RunningServer {
- public:
-  RunningServer(std::vector<std::string> paths, ServerOptions o) : server_(paths, with_any_port(o)) {
-    port_ = server_.bind();
-    thread_ = std::thread([this] { server_.serve(); });
-  }
-  ~RunningServer() { stop(); }
-  void stop() {
-    server_.stop();
-    if (thread_.joinable()) thread_.join();
-  }
-  int port() const { return port_; }
-  httplib::Client client() const {
-    httplib::Client c("127.0.0.1", port_);
-    c.set_read_timeout(30, 0);
-    return c;
-  }
-
- private:
-  static ServerOptions with_any_port(ServerOptions o) {
-    o.port = 0;
-    return o;
-  }
-  Server server_;
-  int port_ = 0;
-  std::thread thread_;
-};
-
 std::string infer_body(const Tensor& x, const std::string& name = "image", const std::string& datatype = "FP32") {
   Tensor c = x.contiguous();
   std::vector<float> data(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
@@ -109,19 +83,6 @@ Tensor output_of(const std::string& body) {
   EXPECT_EQ(out.at("datatype"), "FP32");
   std::vector<float> data = out.at("data").get<std::vector<float>>();
   return tensor(data, out.at("shape").get<std::vector<int64_t>>());
-}
-
-// Polls /metrics until the model's queue holds `depth` requests (bounded:
-// at most ~5 s), so a test acts once a request is surely queued.
-bool wait_for_queue_depth(const RunningServer& s, const std::string& model, int depth) {
-  const std::string line = fmt::format("ember_queue_depth{{model=\"{}\"}} {}\n", model, depth);
-  httplib::Client c = s.client();
-  for (int i = 0; i < 500; ++i) {
-    auto r = c.Get("/metrics");
-    if (r && r->body.find(line) != std::string::npos) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return false;
 }
 
 float max_abs_diff(const Tensor& a, const Tensor& b) { return (a - b).abs().max().item<float>(); }
@@ -371,6 +332,48 @@ TEST(Serve, SlowAnswerIs504) {
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 504) << r->body;
   EXPECT_NE(r->body.find("did not answer within 50 ms"), std::string::npos) << r->body;
+}
+
+// A request that times out while queued is taken out of the queue and never
+// run: no model run is counted, the cancel counter is, and the requests
+// queued behind it still run.
+TEST(Serve, TimedOutRequestIsRemovedNotRun) {
+  ServerOptions o;
+  o.max_delay_us = 300000;  // the batcher waits for company far past the timeout
+  o.timeout_ms = 50;
+  RunningServer s({models().cnn}, o);
+  httplib::Client c = s.client();
+  auto r = c.Post("/v2/models/cnn/infer", infer_body(randn({1, 1, 12, 12})), "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 504) << r->body;
+  EXPECT_NE(r->body.find("the request was not run"), std::string::npos) << r->body;
+  // Past the batcher's deadline for that request: had it stayed queued, it would have run by now.
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  r = c.Get("/metrics");
+  ASSERT_TRUE(r);
+  EXPECT_NE(r->body.find("ember_requests_cancelled_total{model=\"cnn\"} 1"), std::string::npos) << r->body;
+  EXPECT_EQ(r->body.find("ember_batch_size_count{model=\"cnn\"}"), std::string::npos) << "a model run: " << r->body;
+  EXPECT_NE(r->body.find("ember_queue_depth{model=\"cnn\"} 0"), std::string::npos) << r->body;
+  EXPECT_NE(r->body.find("ember_requests_total{code=\"504\"} 1"), std::string::npos) << r->body;
+}
+
+// The batcher was waiting on the cancelled request's deadline; the next
+// request gets its own full wait and an answer.
+TEST(Serve, RequestsAfterACancelledOneStillRun) {
+  ServerOptions o;
+  o.max_delay_us = 100000;
+  o.timeout_ms = 30;
+  o.max_batch = 2;  // two rows answer at once, without waiting for the deadline
+  RunningServer s({models().cnn}, o);
+  runtime::Session ref(models().cnn);
+  auto first = s.client().Post("/v2/models/cnn/infer", infer_body(randn({1, 1, 12, 12})), "application/json");
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->status, 504);
+  Tensor x = randn({2, 1, 12, 12});
+  auto r = s.client().Post("/v2/models/cnn/infer", infer_body(x), "application/json");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  EXPECT_TRUE(equal(output_of(r->body), ref.run(std::vector<Tensor>{x})[0]));
 }
 
 TEST(Serve, TwoModelsAtOnce) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,8 @@ struct ImagePreprocess {
   Tensor operator()(const Tensor& image) const;
   // read_image(path, channels), then the above; errors name the file.
   Tensor load(const std::string& path) const;
+  // decode_image(bytes, name, channels), then the above (an uploaded file).
+  Tensor decode(std::span<const uint8_t> bytes, const std::string& name) const;
 
   // {"kind": "image", "channels": 1, "size": [28, 28], "mean": [0.286], "std": [0.353]}
   // (docs/file-formats.md, source key "input_transform").

@@ -6,8 +6,10 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <istream>
 #include <limits>
 #include <set>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -204,6 +206,41 @@ Sample CsvDataset::get(int64_t index) const {
   EMBER_CHECK_INDEX(index >= 0 && index < size(),
                     "CsvDataset: index {} is out of range for a dataset of size {}", index, size());
   return Sample(features_.select(0, index), labels_.select(0, index));
+}
+
+Tensor parse_csv_numbers(std::istream& in, const std::string& context) {
+  std::vector<float> values;
+  int64_t cols = -1, rows = 0, line_no = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    std::vector<float> row;
+    std::string bad;  // the first cell that is not a number
+    std::stringstream ss(line);
+    for (std::string cell; std::getline(ss, cell, ',');) {
+      size_t used = 0;
+      try {
+        row.push_back(std::stof(cell, &used));
+      } catch (const std::exception&) {
+        used = 0;  // not a number, or out of float's range
+      }
+      if (bad.empty() && (used == 0 || cell.find_first_not_of(" \t", used) != std::string::npos))
+        bad = fmt::format("cell {} ('{}')", row.size() + (used == 0 ? 1 : 0), cell.substr(0, 40));
+    }
+    if (!bad.empty()) {
+      EMBER_CHECK(rows == 0 && cols < 0, "{}:{}: {} is not a number", context, line_no, bad);
+      cols = 0;  // header seen
+      continue;
+    }
+    if (cols <= 0) cols = static_cast<int64_t>(row.size());
+    EMBER_CHECK(static_cast<int64_t>(row.size()) == cols, "{}:{}: {} cells, the first row has {}", context, line_no,
+                row.size(), cols);
+    values.insert(values.end(), row.begin(), row.end());
+    ++rows;
+  }
+  EMBER_CHECK(rows > 0, "{}: no rows of numbers", context);
+  return tensor<float>(values, {rows, cols});
 }
 
 Standardizer Standardizer::fit(const Tensor& x_in) {

@@ -29,7 +29,7 @@ struct FormatBound {
   int64_t pixels_per_byte;
 };
 
-FormatBound format_bound(const std::vector<unsigned char>& b) {
+FormatBound format_bound(std::span<const uint8_t> b) {
   auto starts = [&](std::initializer_list<unsigned char> magic) {
     return b.size() >= magic.size() && std::equal(magic.begin(), magic.end(), b.begin());
   };
@@ -78,8 +78,16 @@ Tensor read_image(const std::string& path, int channels, int64_t max_pixels) {
     f.read(reinterpret_cast<char*>(bytes.data()), size);
     EMBER_CHECK(f.good() || size == 0, "read_image: reading '{}' failed: {}", path, std::strerror(errno));
   }
+  return decode_image(bytes, path, channels, max_pixels);
+}
+
+Tensor decode_image(std::span<const uint8_t> bytes, const std::string& path, int channels, int64_t max_pixels) {
+  EMBER_CHECK(channels >= 0 && channels <= 4,
+              "read_image: channels must be 0 (as stored), 1, 2, 3 or 4, got {}", channels);
   // Dimensions from the header first: nothing is allocated for the pixels
   // until they pass the limits.
+  EMBER_CHECK(bytes.size() <= INT32_MAX, "read_image: '{}' is {} bytes, larger than read_image reads (2 GiB)", path,
+              bytes.size());
   const FormatBound bound = format_bound(bytes);
   const int64_t len = static_cast<int64_t>(bytes.size());
   auto check_size = [&](int64_t w, int64_t h) {
@@ -93,7 +101,7 @@ Tensor read_image(const std::string& path, int channels, int64_t max_pixels) {
                 "encode (at most {} pixels per byte); the file is corrupt or truncated",
                 path, bound.name, w, h, pixels, len, bound.name, bound.pixels_per_byte);
   };
-  const std::span<const uint8_t> view(bytes.data(), bytes.size());
+  const std::span<const uint8_t> view = bytes;
   detail::DecodedImage image;
   switch (detail::sniff_image_format(view)) {
     case detail::ImageFormat::kPng: image = detail::decode_png(view, path, check_size); break;

@@ -2,6 +2,7 @@
 // chosen by name, with standardisation fitted on the training split only.
 #pragma once
 
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +27,12 @@ struct Standardizer {
   // Throws naming `what` (the file it came from) and the problem.
   static Standardizer from_json(const std::string& text, const std::string& what);
 };
+
+// Rows of numbers (`ember infer` files, `ember serve` predict bodies) ->
+// float32 [rows, cells]. A first row with a cell that is not a number is a
+// header; blank lines are skipped; every row has the first row's cells.
+// Errors read "{context}:{line}: ..." and name the cell.
+Tensor parse_csv_numbers(std::istream& in, const std::string& context);
 
 struct CsvOptions {
   std::string label_column;  // required: the header name of the label

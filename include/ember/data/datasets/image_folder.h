@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -52,6 +53,10 @@ class ImageFolder : public Dataset {
 // the format's best compression can encode in the file's size (a 54-byte BMP
 // cannot hold 268 Mpixels). Errors name the file and the problem.
 Tensor read_image(const std::string& path, int channels = 0, int64_t max_pixels = kDefaultMaxImagePixels);
+// The same for an image already in memory (an HTTP upload); `name` stands
+// for the file in errors.
+Tensor decode_image(std::span<const uint8_t> bytes, const std::string& name, int channels = 0,
+                    int64_t max_pixels = kDefaultMaxImagePixels);
 // Bilinear resize of uint8 [H, W, C] (align_corners = false), rounded.
 Tensor resize_image(const Tensor& image, int64_t height, int64_t width);
 
