@@ -22,27 +22,15 @@
 #include "ember/ember.h"
 #include "ember/jit/interpreter.h"
 #include "ember/jit/model_file.h"
+#include "cli_util.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int code;
-  std::string output;  // stdout + stderr
-};
-
-Result ember_cli(const std::string& args) {
-  std::string cmd = std::string(EMBER_CLI) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  while (size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
-  int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+using Result = ember::testing::CliResult;
+using ember::testing::contains;
+using ember::testing::run_cli;
 
 class CliExport : public ::testing::Test {
  protected:
@@ -50,7 +38,7 @@ class CliExport : public ::testing::Test {
     root_ = fs::temp_directory_path() / fmt::format("ember_cli_export_{}", ::getpid());
     fs::remove_all(root_);
     std::string cfg = std::string(EMBER_SOURCE_DIR) + "/configs/fashion_mnist_cnn.yaml";
-    Result r = ember_cli("train " + cfg +
+    Result r = run_cli("train " + cfg +
                          " model.channels=[4,8] model.hidden=16 data.limit_train=256 data.limit_test=96 "
                          "data.batch_size=32 train.epochs=1 train.threads=2 log.root=" +
                          root_.string() + " log.name=exp");
@@ -64,7 +52,7 @@ class CliExport : public ::testing::Test {
 fs::path CliExport::root_, CliExport::run_;
 
 TEST_F(CliExport, ExportVerifiesWritesAndInspectShowsTheModel) {
-  Result e = ember_cli("export " + run_.string() + " --optimize 0");
+  Result e = run_cli("export " + run_.string() + " --optimize 0");
   ASSERT_EQ(e.code, 0) << e.output;
   // Every case bit for bit: the example batch, random inputs like it, the next test batch.
   for (const char* c : {"example", "random", "test batch 1"})
@@ -91,7 +79,7 @@ TEST_F(CliExport, ExportVerifiesWritesAndInspectShowsTheModel) {
   ember::Tensor out = ember::jit::run(m.graph, {ember::randn({32, 1, 28, 28})})[0];
   EXPECT_EQ(out.sizes().vec(), (std::vector<int64_t>{32, 10}));
 
-  Result i = ember_cli("inspect " + model.string());
+  Result i = run_cli("inspect " + model.string());
   ASSERT_EQ(i.code, 0) << i.output;
   for (const char* s : {"format version 2", "input: float32[32, 1, 28, 28]", "output: float32[32, 10]", "conv2d",
                         "batch_norm_apply", "matmul", "parameters:", "FLOPs per sample", "run_dir:", "config_hash:",
@@ -111,7 +99,7 @@ TEST_F(CliExport, OptimizeLevelsVerifyWithinToleranceAndInspectShowsThePasses) {
   std::string flops_line;
   for (int level : {1, 2}) {
     const fs::path out = root_ / fmt::format("o{}.ember", level);
-    Result e = ember_cli(fmt::format("export {} --optimize {} -o {}", run_.string(), level, out.string()));
+    Result e = run_cli(fmt::format("export {} --optimize {} -o {}", run_.string(), level, out.string()));
     ASSERT_EQ(e.code, 0) << e.output;
     EXPECT_TRUE(contains(e.output, fmt::format("(optimize level {})", level))) << e.output;
     EXPECT_TRUE(contains(e.output, "verified against eager (rtol 1e-5, atol 1e-6)")) << e.output;
@@ -121,7 +109,7 @@ TEST_F(CliExport, OptimizeLevelsVerifyWithinToleranceAndInspectShowsThePasses) {
     for (const ember::jit::Node& n : m.graph.nodes) bn += n.kind == "batch_norm_apply", relu += n.kind == "relu";
     EXPECT_EQ(bn, 0) << "BatchNorm folded into the convs";
     EXPECT_EQ(relu == 0, level == 2) << "relu fused at level 2 only";
-    Result i = ember_cli("inspect " + out.string());
+    Result i = run_cli("inspect " + out.string());
     ASSERT_EQ(i.code, 0) << i.output;
     EXPECT_TRUE(contains(i.output, fmt::format("passes (optimize level {}): eliminate_dead_code", level))) << i.output;
     EXPECT_TRUE(contains(i.output, "fold_batch_norm")) << i.output;
@@ -134,23 +122,23 @@ TEST_F(CliExport, OptimizeLevelsVerifyWithinToleranceAndInspectShowsThePasses) {
     if (level == 1) flops_line = f;
     else EXPECT_EQ(f, flops_line);
   }
-  EXPECT_EQ(ember_cli("export " + run_.string() + " --optimize 3").code, 2);
+  EXPECT_EQ(run_cli("export " + run_.string() + " --optimize 3").code, 2);
 }
 
 TEST_F(CliExport, LastCheckpointAndOutputPath) {
   const fs::path out = root_ / "last.ember";
-  Result e = ember_cli("export " + run_.string() + " --checkpoint last -o " + out.string());
+  Result e = run_cli("export " + run_.string() + " --checkpoint last -o " + out.string());
   ASSERT_EQ(e.code, 0) << e.output;
   EXPECT_TRUE(fs::exists(out));
   EXPECT_TRUE(contains(ember::jit::load_model(out.string()).source.at("checkpoint"), "last.ckpt"));
   // A checkpoint file works as the target too.
-  Result c = ember_cli("export " + (run_ / "best.ckpt").string() + " -o " + (root_ / "b.ember").string());
+  Result c = run_cli("export " + (run_ / "best.ckpt").string() + " -o " + (root_ / "b.ember").string());
   EXPECT_EQ(c.code, 0) << c.output;
 }
 
 TEST_F(CliExport, DynamicBatchRunsAtAnyBatchSize) {
   const fs::path out = root_ / "dyn.ember";
-  Result e = ember_cli("export " + run_.string() + " --dynamic batch --optimize 2 -o " + out.string());
+  Result e = run_cli("export " + run_.string() + " --dynamic batch --optimize 2 -o " + out.string());
   ASSERT_EQ(e.code, 0) << e.output;
   // The traced batch is 32; 35 is a size the tracer never probed.
   EXPECT_TRUE(contains(e.output, "verify batch=35 [35, 1, 28, 28]: output: max abs diff")) << e.output;
@@ -162,21 +150,21 @@ TEST_F(CliExport, DynamicBatchRunsAtAnyBatchSize) {
     ember::Tensor y = ember::jit::run(m.graph, {ember::randn({b, 1, 28, 28})})[0];
     EXPECT_EQ(y.sizes().vec(), (std::vector<int64_t>{b, 10}));
   }
-  Result i = ember_cli("inspect " + out.string());
+  Result i = run_cli("inspect " + out.string());
   EXPECT_TRUE(contains(i.output, "input: float32[batch=32, 1, 28, 28]")) << i.output;
-  EXPECT_EQ(ember_cli("export " + run_.string() + " --dynamic seq").code, 2);
+  EXPECT_EQ(run_cli("export " + run_.string() + " --dynamic seq").code, 2);
 }
 
 // A test image written as a PNG gives through `ember infer` what the graph
 // gives for the image normalised by hand.
 TEST_F(CliExport, InferOnAnImageFileAppliesTheRecordedTransform) {
   const fs::path model = root_ / "img.ember";
-  ASSERT_EQ(ember_cli("export " + run_.string() + " -o " + model.string()).code, 0);
+  ASSERT_EQ(run_cli("export " + run_.string() + " -o " + model.string()).code, 0);
   ember::data::FashionMNIST test(ember::data::kDebianFashionMnistRoot, false);
   const std::vector<uint8_t> px = test.images().select(0, 7).contiguous().to_vector<uint8_t>();
   const fs::path png = root_ / "seven.png";
   ASSERT_TRUE(stbi_write_png(png.string().c_str(), 28, 28, 1, px.data(), 28));
-  Result r = ember_cli(fmt::format("infer {} {} -o {}", model.string(), png.string(), (root_ / "img.csv").string()));
+  Result r = run_cli(fmt::format("infer {} {} -o {}", model.string(), png.string(), (root_ / "img.csv").string()));
   ASSERT_EQ(r.code, 0) << r.output;
 
   std::vector<float> x(32 * 28 * 28, 0.0f);  // the graph's fixed batch of 32; the image in row 0
@@ -202,16 +190,16 @@ TEST_F(CliExport, InferOnAnImageFileAppliesTheRecordedTransform) {
 }
 
 TEST_F(CliExport, ErrorsAndExitCodes) {
-  Result missing = ember_cli("export /nonexistent/run");
+  Result missing = run_cli("export /nonexistent/run");
   EXPECT_EQ(missing.code, 2) << missing.output;
   EXPECT_TRUE(contains(missing.output, "does not exist")) << missing.output;
-  EXPECT_EQ(ember_cli("export " + run_.string() + " --checkpoint middle").code, 2);
-  EXPECT_EQ(ember_cli("inspect").code, 2);
+  EXPECT_EQ(run_cli("export " + run_.string() + " --checkpoint middle").code, 2);
+  EXPECT_EQ(run_cli("inspect").code, 2);
   // A truncated model file: inspect fails naming the file.
   const fs::path bad = root_ / "cut.ember";
-  ASSERT_EQ(ember_cli("export " + run_.string() + " -o " + bad.string()).code, 0);
+  ASSERT_EQ(run_cli("export " + run_.string() + " -o " + bad.string()).code, 0);
   fs::resize_file(bad, fs::file_size(bad) / 2);
-  Result i = ember_cli("inspect " + bad.string());
+  Result i = run_cli("inspect " + bad.string());
   EXPECT_EQ(i.code, 1) << i.output;
   EXPECT_TRUE(contains(i.output, bad.string())) << i.output;
 }

@@ -21,28 +21,16 @@
 #include "ember/ember.h"
 #include "ember/jit/model_file.h"
 #include "ember/jit/trace.h"
+#include "cli_util.h"
 
 namespace ember {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int code;
-  std::string output;
-};
-
-Result ember_cli(const std::string& args) {
-  std::string cmd = std::string(EMBER_CLI) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  while (size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
-  int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+using Result = testing::CliResult;
+using testing::contains;
+using testing::run_cli;
 
 // y = x @ [[1, 2, 3], [0, 0, 1]]^T + [1, -1]; dynamic batch; classes "cat,dog".
 fs::path tiny_model(const fs::path& dir) {
@@ -73,7 +61,7 @@ TEST(CliInfer, CsvPredictionsThroughputAndCsvOutput) {
     std::ofstream c(dir / "in.csv");
     c << "a,b,c\n1,1,1\n1,0,0\n0,0,-9\n";
   }
-  Result r = ember_cli(fmt::format("infer {} {} --batch-size 2 -o {}", model.string(), (dir / "in.csv").string(),
+  Result r = run_cli(fmt::format("infer {} {} --batch-size 2 -o {}", model.string(), (dir / "in.csv").string(),
                                    (dir / "out.csv").string()));
   ASSERT_EQ(r.code, 0) << r.output;
   // Rows: [7, 0] -> cat, [2, -1] -> cat, [-26, -10] -> dog.
@@ -87,32 +75,32 @@ TEST(CliInfer, CsvPredictionsThroughputAndCsvOutput) {
 
   // .safetensors input, and an input of the wrong width named in the error.
   safetensors::save_file({{"x", tensor<float>({0, 0, 1}, {1, 3})}}, (dir / "in.safetensors").string());
-  r = ember_cli(fmt::format("infer {} {}", model.string(), (dir / "in.safetensors").string()));
+  r = run_cli(fmt::format("infer {} {}", model.string(), (dir / "in.safetensors").string()));
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_TRUE(contains(r.output, "0: cat\n")) << r.output;  // [4, 0]
   {
     std::ofstream c(dir / "bad.csv");
     c << "1,2\n";
   }
-  r = ember_cli(fmt::format("infer {} {}", model.string(), (dir / "bad.csv").string()));
+  r = run_cli(fmt::format("infer {} {}", model.string(), (dir / "bad.csv").string()));
   EXPECT_NE(r.code, 0);
   EXPECT_TRUE(contains(r.output, "samples of 2 elements")) << r.output;
 
-  r = ember_cli(fmt::format("bench {} --batch-sizes 1,8 --threads 1 --seconds 0.05", model.string()));
+  r = run_cli(fmt::format("bench {} --batch-sizes 1,8 --threads 1 --seconds 0.05", model.string()));
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_TRUE(contains(r.output, "p50 ms")) << r.output;
   EXPECT_TRUE(contains(r.output, "recommendation: for throughput use batch")) << r.output;
   // The file is at level 0: levels 0, 1 and 2 each get a row.
-  r = ember_cli(fmt::format("bench {} --batch-sizes 2 --threads 1 --optimize 0,1,2 --seconds 0.02", model.string()));
+  r = run_cli(fmt::format("bench {} --batch-sizes 2 --threads 1 --optimize 0,1,2 --seconds 0.02", model.string()));
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_TRUE(contains(r.output, "the file is at optimize level 0")) << r.output;
   for (const char* row : {"\n     0        1        2 ", "\n     1        1        2 ", "\n     2        1        2 "})
     EXPECT_TRUE(contains(r.output, row)) << row << r.output;
   EXPECT_TRUE(contains(r.output, "threads at level ")) << r.output;
-  r = ember_cli(fmt::format("bench {} --optimize 3", model.string()));
+  r = run_cli(fmt::format("bench {} --optimize 3", model.string()));
   EXPECT_NE(r.code, 0);
   EXPECT_TRUE(contains(r.output, "--optimize 3 is not a level")) << r.output;
-  r = ember_cli(fmt::format("bench {} --batch-sizes 0", model.string()));
+  r = run_cli(fmt::format("bench {} --batch-sizes 0", model.string()));
   EXPECT_NE(r.code, 0);
   EXPECT_TRUE(contains(r.output, "is not a positive integer")) << r.output;
   fs::remove_all(dir);
@@ -196,7 +184,7 @@ TEST(CliInfer, ImageFilesGoThroughTheRecordedTransform) {
   ASSERT_TRUE(stbi_write_png((dir / "mixed.dat").string().c_str(), 4, 4, 3, mixed.data(), 12));  // found by its bytes
   ASSERT_TRUE(stbi_write_png((dir / "grad.png").string().c_str(), 4, 4, 3, grad.data(), 12));
 
-  Result r = ember_cli(fmt::format("infer {} {} {} {} {} -o {}", model.string(), (dir / "red.png").string(),
+  Result r = run_cli(fmt::format("infer {} {} {} {} {} -o {}", model.string(), (dir / "red.png").string(),
                                    (dir / "blue.bmp").string(), (dir / "mixed.dat").string(),
                                    (dir / "grad.png").string(), (dir / "out.csv").string()));
   ASSERT_EQ(r.code, 0) << r.output;
@@ -215,14 +203,14 @@ TEST(CliInfer, ImageFilesGoThroughTheRecordedTransform) {
 
   // A model without a recorded transform cannot take images; nor is a broken image a model input.
   const fs::path bare = image_model(dir / "bare.ember", 3, w, "", "");
-  r = ember_cli(fmt::format("infer {} {}", bare.string(), (dir / "red.png").string()));
+  r = run_cli(fmt::format("infer {} {}", bare.string(), (dir / "red.png").string()));
   EXPECT_EQ(r.code, 1) << r.output;
   EXPECT_TRUE(contains(r.output, "red.png' is an image, but '" + bare.string() + "' records no input transform"))
       << r.output;
   {
     std::ofstream(dir / "broken.png") << "not a png";
   }
-  r = ember_cli(fmt::format("infer {} {}", model.string(), (dir / "broken.png").string()));
+  r = run_cli(fmt::format("infer {} {}", model.string(), (dir / "broken.png").string()));
   EXPECT_EQ(r.code, 1) << r.output;
   EXPECT_TRUE(contains(r.output, "broken.png")) << r.output;
   fs::remove_all(dir);
@@ -243,7 +231,7 @@ TEST(CliInfer, IdxAndGreyImagesGoThroughTheRecordedTransform) {
   }
   std::vector<uint8_t> grey = pixels(3, 3, [](int, int) { return std::array<uint8_t, 3>{102, 102, 102}; });
   ASSERT_TRUE(stbi_write_png((dir / "grey.png").string().c_str(), 3, 3, 3, grey.data(), 9));
-  Result r = ember_cli(fmt::format("infer {} {} {} -o {}", model.string(), (dir / "imgs-idx3-ubyte").string(),
+  Result r = run_cli(fmt::format("infer {} {} {} -o {}", model.string(), (dir / "imgs-idx3-ubyte").string(),
                                    (dir / "grey.png").string(), (dir / "out.csv").string()));
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_TRUE(contains(r.output, "2: 0  (grey.png)\n")) << r.output;

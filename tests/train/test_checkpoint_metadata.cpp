@@ -16,6 +16,7 @@
 #include "ember/train/callbacks.h"
 #include "ember/train/checkpoint.h"
 #include "test_util.h"
+#include "cli_util.h"
 
 using namespace ember;
 using namespace ember::train;
@@ -152,23 +153,13 @@ TEST(CheckpointMetadata, TrainerStateFieldsAreTypeChecked) {
 }
 
 #if defined(EMBER_CLI)
-namespace {
-std::pair<int, std::string> run_cli(const std::string& args) {
-  std::string cmd = std::string(EMBER_CLI) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-  int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-}  // namespace
+using ember::testing::run_cli;
 
 TEST(CheckpointMetadata, ResumeErrorsNameTheCheckpointFileAndField) {
   fs::path root = fs::temp_directory_path() / "ember_ckpt_metadata_cli";
   fs::remove_all(root);
   const std::string cfg = std::string(EMBER_SOURCE_DIR) + "/configs/fashion_mnist_mlp.yaml";
-  auto [code, out] = run_cli("train " + cfg + " model.hidden=[8] data.limit_train=200 data.limit_test=50 " +
+  auto [code, out, seconds] = run_cli("train " + cfg + " model.hidden=[8] data.limit_train=200 data.limit_test=50 " +
                              "train.epochs=1 train.threads=1 log.progress=none log.root=" + root.string() +
                              " log.name=m");
   ASSERT_EQ(code, 0) << out;
@@ -186,7 +177,7 @@ TEST(CheckpointMetadata, ResumeErrorsNameTheCheckpointFileAndField) {
     safetensors::Metadata bad = good;
     bad[field] = value;
     safetensors::save_file(tensors, ckpt, bad);
-    auto [rc, msg] = run_cli("train --resume " + run.string());
+    auto [rc, msg, rc_seconds] = run_cli("train --resume " + run.string());
     EXPECT_NE(rc, 0) << field;
     EXPECT_NE(msg.find("last.ckpt"), std::string::npos) << field << ": " << msg;
     EXPECT_NE(msg.find(needle), std::string::npos) << field << ": " << msg;

@@ -11,29 +11,16 @@
 #include <string>
 
 #include "ember/train/checkpoint.h"
+#include "cli_util.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-  int code;
-  std::string output;  // stdout + stderr
-  double seconds;
-};
+using Result = ember::testing::CliResult;
 
-Result run_ember(const std::string& args) {
-  auto t0 = std::chrono::steady_clock::now();
-  // A bounded loader answers at once; the limit keeps a regression from hanging the suite.
-  std::string cmd = "timeout 60 " + std::string(EMBER_CLI) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  while (size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
-  int status = pclose(p);
-  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out, s};
-}
+// A bounded loader answers at once; the limit keeps a regression from hanging the suite.
+Result run_ember(const std::string& args) { return ember::testing::run_cli(args, 60); }
 
 fs::path dir() {
   fs::path p = fs::temp_directory_path() / "ember_config_cli";
