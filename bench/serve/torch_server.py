@@ -8,6 +8,7 @@ Python endpoint does. Prints "listening on port N" once it accepts.
 Usage: /usr/bin/python3 torch_server.py [--port 0] [--threads 2]"""
 import argparse
 import json
+import os
 import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -65,7 +66,9 @@ def main():
         server.serve_forever()
     except KeyboardInterrupt:
         pass
-    sys.exit(0)
+    # Skip the interpreter's teardown: torch's thread pools abort in it (exit -6) under a live request thread.
+    sys.stdout.flush()
+    os._exit(0)
 
 
 if __name__ == "__main__":
