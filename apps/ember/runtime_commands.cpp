@@ -29,7 +29,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <sstream>
 
 #include "dist_bench_command.h"
@@ -125,8 +124,7 @@ bool is_image_file(const std::string& path) {
 // A CSV run's standardisation, if `ember export` recorded one.
 std::optional<data::Standardizer> recorded_standardizer(const jit::ModelFile& m, const std::string& model_path) {
   auto it = m.source.find("input_transform");
-  static const std::regex kind(R"("kind"\s*:\s*"standardize")");
-  if (it == m.source.end() || !std::regex_search(it->second, kind)) return std::nullopt;
+  if (it == m.source.end() || !data::Standardizer::is_standardize_json(it->second)) return std::nullopt;
   return data::Standardizer::from_json(it->second, model_path);
 }
 

@@ -1,7 +1,7 @@
 // The predict endpoint's input and output: an uploaded image through the
 // transform `ember export` recorded (decode, resize, ToTensor, Normalize), or
-// CSV rows read as `ember infer` reads a CSV file (no standardisation: the
-// .ember file does not record the run's), reshaped to the input's
+// CSV rows read as `ember infer` reads a CSV file (raw features, standardised
+// as the run's rows were when the file records it), reshaped to the input's
 // per-sample shape; the output as top-k classes with probabilities.
 #include "predict.h"
 
@@ -84,8 +84,10 @@ Tensor to_input(Tensor t, const jit::TensorType& want, const std::string& input_
 
 PredictInfo predict_info(const jit::ModelFile& model, const std::string& path) {
   PredictInfo info;
-  if (auto it = model.source.find("input_transform"); it != model.source.end())
-    info.transform = data::ImagePreprocess::from_json(it->second, path);
+  if (auto it = model.source.find("input_transform"); it != model.source.end()) {
+    if (data::Standardizer::is_standardize_json(it->second)) info.standardize = data::Standardizer::from_json(it->second, path);
+    else info.transform = data::ImagePreprocess::from_json(it->second, path);
+  }
   if (auto it = model.source.find("class_names"); it != model.source.end()) info.class_names = split_names(it->second);
   const jit::Graph& g = model.graph;
   if (g.outputs.size() == 1) {
@@ -143,6 +145,13 @@ PredictInput predict_input(const PredictBody& body, const PredictInfo& info, con
   } catch (const Error& e) {
     bad_request(fmt::format("{}; expected rows of numbers separated by commas, {} per row for input '{}' ({})",
                             e.what(), per_sample(want), input_name, shape_text(want)));
+  }
+  if (info.standardize) {
+    // Raw features, as the run's CSV rows were before it standardised them.
+    if (rows.dim() != 2 || rows.size(1) != info.standardize->mean.size(0))
+      bad_request(fmt::format("predict: the {} (CSV) has {} values per row, but model '{}' standardises {} features",
+                              body.name, rows.dim() == 2 ? rows.size(1) : 0, model, info.standardize->mean.size(0)));
+    rows = info.standardize->apply(rows);
   }
   out.input = to_input(rows, want, input_name, fmt::format("predict: the {} (CSV)", body.name));
   return out;

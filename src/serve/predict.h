@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ember/core/tensor.h"
+#include "ember/data/datasets/csv.h"
 #include "ember/data/image_preprocess.h"
 #include "ember/jit/model_file.h"
 #include "protocol.h"
@@ -20,7 +21,8 @@ namespace ember::serve {
 
 // What predict reads from the .ember file once, at load.
 struct PredictInfo {
-  std::optional<data::ImagePreprocess> transform;  // source "input_transform"
+  std::optional<data::ImagePreprocess> transform;  // source "input_transform" of an image run
+  std::optional<data::Standardizer> standardize;   // ... of a CSV run: applied to CSV rows
   std::vector<std::string> class_names;            // source "class_names"
   // How the output becomes probabilities: softmax of logits, unless the
   // graph ends in softmax (as is) or log_softmax (exp).

@@ -212,7 +212,7 @@ TEST(CliExportText, LstmRunExportsWithDynamicBatchAndSequence) {
   const fs::path root = fs::temp_directory_path() / fmt::format("ember_cli_export_text_{}", ::getpid());
   fs::remove_all(root);
   const std::string cfg = std::string(EMBER_SOURCE_DIR) + "/configs/reviews_lstm.yaml";
-  Result r = ember_cli("train " + cfg +
+  Result r = run_cli("train " + cfg +
                        " model.embed_dim=8 model.hidden=8 data.train_file=" + EMBER_SOURCE_DIR +
                        "/data/text/reviews_train.tsv data.test_file=" + EMBER_SOURCE_DIR +
                        "/data/text/reviews_test.tsv data.limit_train=256 data.limit_test=64 train.epochs=1 "
@@ -220,7 +220,7 @@ TEST(CliExportText, LstmRunExportsWithDynamicBatchAndSequence) {
   ASSERT_EQ(r.code, 0) << r.output;
   const fs::path run = fs::directory_iterator(root)->path();
   const fs::path out = root / "text.ember";
-  Result e = ember_cli("export " + run.string() + " --dynamic batch,seq --optimize 2 -o " + out.string());
+  Result e = run_cli("export " + run.string() + " --dynamic batch,seq --optimize 2 -o " + out.string());
   ASSERT_EQ(e.code, 0) << e.output;
   EXPECT_TRUE(contains(e.output, "verify seq=")) << e.output;
   EXPECT_TRUE(contains(e.output, "verify batch=")) << e.output;
@@ -234,10 +234,10 @@ TEST(CliExportText, LstmRunExportsWithDynamicBatchAndSequence) {
     ember::Tensor y = ember::jit::run(m.graph, {ember::randint(0, 5, {b, t}), ember::tensor<int64_t>(lens, {b})})[0];
     EXPECT_EQ(y.sizes().vec(), (std::vector<int64_t>{b, 2}));
   }
-  Result i = ember_cli("inspect " + out.string());
+  Result i = run_cli("inspect " + out.string());
   EXPECT_TRUE(contains(i.output, "  rnn_layer ")) << i.output;
   EXPECT_TRUE(contains(i.output, "FLOPs per sample (matmul, conv, recurrent layers): ")) << i.output;
-  Result bad = ember_cli("export " + run.string() + " --dynamic batch,width");
+  Result bad = run_cli("export " + run.string() + " --dynamic batch,width");
   EXPECT_EQ(bad.code, 2) << bad.output;
   EXPECT_TRUE(contains(bad.output, "--dynamic takes batch, seq or batch,seq; got 'width'")) << bad.output;
   fs::remove_all(root);
@@ -269,7 +269,7 @@ TEST(CliExportCsv, InferStandardisesCsvRowsAsTheRunDid) {
   write(root / "test.csv", 40, true);
   write(root / "raw.csv", 5, false);
   std::ofstream(root / "csv.yaml") << "model:\n  name: mlp\n";
-  Result r = ember_cli("train " + (root / "csv.yaml").string() + " model.hidden=[8] data.dataset=csv data.label_column=label data.val_fraction=0 "
+  Result r = run_cli("train " + (root / "csv.yaml").string() + " model.hidden=[8] data.dataset=csv data.label_column=label data.val_fraction=0 "
                        "data.train_file=" + (root / "train.csv").string() + " data.test_file=" +
                        (root / "test.csv").string() + " data.batch_size=20 train.epochs=1 train.threads=2 log.root=" +
                        root.string() + " log.name=csv");
@@ -278,7 +278,7 @@ TEST(CliExportCsv, InferStandardisesCsvRowsAsTheRunDid) {
   for (const auto& e : fs::directory_iterator(root))
     if (e.is_directory()) run = e.path();
   const fs::path model = root / "csv.ember";
-  Result e = ember_cli("export " + run.string() + " --dynamic batch -o " + model.string());
+  Result e = run_cli("export " + run.string() + " --dynamic batch -o " + model.string());
   ASSERT_EQ(e.code, 0) << e.output;
   ember::jit::ModelFile m = ember::jit::load_model(model.string());
   const ember::data::Standardizer st = ember::data::Standardizer::from_json(m.source.at("input_transform"), "test");
@@ -292,7 +292,7 @@ TEST(CliExportCsv, InferStandardisesCsvRowsAsTheRunDid) {
               static_cast<float>(std::sqrt(ss / static_cast<double>(train_rows.size()))));
   }
   const fs::path preds = root / "preds.csv";
-  Result i = ember_cli("infer " + model.string() + " " + (root / "raw.csv").string() + " -o " + preds.string());
+  Result i = run_cli("infer " + model.string() + " " + (root / "raw.csv").string() + " -o " + preds.string());
   ASSERT_EQ(i.code, 0) << i.output;
   // The graph on the rows standardised by hand.
   std::ifstream raw(root / "raw.csv");

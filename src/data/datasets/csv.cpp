@@ -278,6 +278,11 @@ std::string Standardizer::to_json() const {
   return j.dump();
 }
 
+bool Standardizer::is_standardize_json(const std::string& text) {
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  return !j.is_discarded() && j.is_object() && j.contains("kind") && j["kind"] == "standardize";
+}
+
 Standardizer Standardizer::from_json(const std::string& text, const std::string& what) {
   auto bad = [&](const std::string& problem) -> Standardizer { EMBER_ERROR("{}: input_transform: {}", what, problem); };
   nlohmann::json j = nlohmann::json::parse(text, nullptr, false);

@@ -26,6 +26,8 @@ struct Standardizer {
   std::string to_json() const;
   // Throws naming `what` (the file it came from) and the problem.
   static Standardizer from_json(const std::string& text, const std::string& what);
+  // Whether an input_transform JSON is of kind "standardize" (else, an image's).
+  static bool is_standardize_json(const std::string& text);
 };
 
 // Rows of numbers (`ember infer` files, `ember serve` predict bodies) ->
