@@ -13,8 +13,11 @@
 // allocated before it (MiB), and cpu_alloc calls per steady-state call on
 // the calling thread.
 //
-//   bench_inference [threads] [calls]   prints one JSON line:
+//   bench_inference [threads] [calls] [b1]   prints one JSON line:
 //   {"workload": "w9_inference_ember", "figures": {"eager": {"b1_latency_us": {...}, ...}, "runtime_o2": ...}}
+// With "b1" only the batch-1 calls run (after 20 warm-up calls), for
+// counting instructions per call under valgrind --tool=callgrind
+// --toggle-collect='*Session::run*' (or '*CNN::forward*' for eager).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -101,11 +104,42 @@ std::string measure(const std::function<Tensor(const Tensor&)>& forward, int cal
 int main(int argc, char** argv) {
   int threads = argc > 1 ? std::atoi(argv[1]) : 2;
   int calls = argc > 2 ? std::atoi(argv[2]) : 1000;
+  const bool b1_only = argc > 3 && std::string(argv[3]) == "b1";
   set_num_threads(threads);
   manual_seed(0);
   train::CNN model{train::CNNOptions{}};
   model.eval();
   Tensor x1 = randn({1, 1, 28, 28}), x256 = randn({256, 1, 28, 28});
+  if (b1_only) {
+    auto b1 = [&](const char* name, const std::function<Tensor(const Tensor&)>& forward) {
+      Tensor sink;
+      for (int i = 0; i < 20; ++i) sink = forward(x1);
+      Stat s = stat(time_calls([&] { sink = forward(x1); }, calls));
+      std::printf("%s b1_latency_us median %.2f\n", name, s.med * 1e6);
+    };
+    {
+      InferenceModeGuard inference;
+      b1("eager", [&](const Tensor& x) { return model.forward(x); });
+    }
+    jit::TraceOptions opts;
+    opts.dynamic_dims = {{0, 0, "batch"}};
+    const jit::Graph traced = jit::trace(model, {randn({4, 1, 28, 28})}, opts);
+    for (int level = 0; level <= jit::kMaxOptimizeLevel; ++level) {
+      jit::ModelFile file;
+      file.graph = jit::optimize(traced, level).graph;
+      runtime::Session session(std::move(file));
+      b1(("runtime_o" + std::to_string(level)).c_str(),
+         [&](const Tensor& x) { return session.run(std::vector<Tensor>{x})[0]; });
+    }
+    // Level 2 without jit::select_kernels: the fused graph on the generic kernels.
+    jit::ModelFile generic;
+    generic.graph = jit::optimize(traced, 2).graph;
+    for (jit::Node& n : generic.graph.nodes)
+      std::erase_if(n.attrs, [](const jit::Attr& a) { return a.name == "kernel"; });
+    runtime::Session session(std::move(generic));
+    b1("runtime_o2_generic", [&](const Tensor& x) { return session.run(std::vector<Tensor>{x})[0]; });
+    return 0;
+  }
   Tensor ref256;
   {
     InferenceModeGuard inference;

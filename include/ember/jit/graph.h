@@ -135,7 +135,8 @@ struct Graph {
 // recursively).
 void check_graph(const Graph& g, const std::string& what = "graph");
 
-// Node kinds the interpreter can run: ops.def rows, "as_strided", "cond", "while_loop".
+// Node kinds the interpreter can run: ops.def rows, "as_strided",
+// "fused_elementwise" (jit::fuse_elementwise), "cond", "while_loop".
 bool is_known_kind(const std::string& kind);
 
 // "cond" and "while_loop": the kinds that hold sub-graphs.

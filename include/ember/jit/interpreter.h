@@ -23,6 +23,10 @@ std::vector<Tensor> run(const Graph& g, const std::vector<Tensor>& inputs);
 // "cond" or "while_loop").
 bool interpreter_supports(const std::string& kind);
 
+// The ops a "fused_elementwise" step may be (jit::fuse_elementwise): the
+// float arithmetic and unary ops (add, mul, relu, exp, ...).
+bool is_chainable_elementwise(const std::string& kind);
+
 // Throws naming the input, the expected type (with symbolic dims) and what it got.
 void check_inputs(const Graph& g, const std::vector<Tensor>& inputs);
 // The symbolic dims' values these inputs give (checked as check_inputs does).

@@ -292,7 +292,7 @@ std::string Graph::str() const {
 
 bool is_known_kind(const std::string& kind) {
   static const std::set<std::string> kinds = [] {
-    std::set<std::string> k{"as_strided", "cond", "while_loop", "rnn_layer", "arange", "linear_dynamic_int8"};
+    std::set<std::string> k{"as_strided", "cond", "while_loop", "rnn_layer", "arange", "linear_dynamic_int8", "fused_elementwise"};
     for (int i = 0; i < kNumOps; ++i) k.insert(std::string(op_name(static_cast<Op>(i))));
     return k;
   }();

@@ -12,6 +12,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <set>
 #include <variant>
 #include <unordered_map>
 
@@ -28,6 +29,7 @@
 #include "kernels/kernel_types.h"
 #include "kernels/nn.h"
 #include "kernels/qgemm.h"
+#include "kernels/prepared.h"
 #include "kernels/reduce.h"
 #include "kernels/scratch.h"
 #include "ops/gemm.h"
@@ -35,6 +37,18 @@
 namespace ember::jit {
 
 namespace {
+
+// A conv2d/matmul node's prepared kernel (Note [prepared kernels] in
+// src/kernels/cpu/prepared.cpp), made on the node's first run in a prepared
+// graph when its weights are constants, remade when the thread count changes
+// (oneDNN splits the work when a primitive is created).
+struct FastNode {
+  std::unique_ptr<PreparedConv> conv;
+  std::unique_ptr<PreparedMatmul> matmul;
+  int threads = 0;
+  bool tried = false;
+  bool ready() const { return (conv || matmul) && threads == get_num_threads(); }
+};
 
 struct Ctx {
   const Graph& g;
@@ -44,6 +58,8 @@ struct Ctx {
   size_t index;
   std::vector<Tensor>& in;   // undefined for absent inputs
   std::vector<Tensor>& out;  // filled by the replay
+  FastNode* fast = nullptr;                 // this node's slot; null: no prepared kernels
+  const std::vector<char>* fixed = nullptr;  // per value: a constant, or a view of one
 };
 
 [[noreturn]] void bad(const Ctx& c, const std::string& what) {
@@ -146,6 +162,95 @@ void replay_elementwise(Op op, Ctx& c) {
   c.out = {out};
 }
 
+struct Table {
+  std::unordered_map<std::string, Op> ops;
+  Table() {
+    for (int i = 0; i < kNumOps; ++i) ops.emplace(std::string(op_name(static_cast<Op>(i))), static_cast<Op>(i));
+  }
+};
+
+const Table& table() {
+  static const Table t;
+  return t;
+}
+
+// ---- a fused elementwise chain (jit::fuse_elementwise) ----
+
+// Note [fused elementwise]: the steps of a chain run on one chunk of
+// kChainChunk elements (32 KiB of float32 per operand, so the chunk stays in
+// L1/L2 between steps), the chunk's result written once, then the next
+// chunk; chunks are split across threads. Each step is the unfused node's
+// kernel on a 1-D view (the chain's value so far, in place in the output),
+// so the results are bitwise the unfused graph's.
+constexpr int64_t kChainChunk = 8192;
+
+Tensor flat_view(const Tensor& t, int64_t begin, int64_t len) {
+  return Tensor(make_intrusive<TensorImpl>(t.storage(), t.dtype(), DimVector{len}, DimVector{1},
+                                           t.storage_offset() + begin));
+}
+
+void replay_fused_elementwise(Ctx& c) {
+  if (c.n.outputs.size() != 1 || c.n.outputs[0] == kNoValue) bad(c, "expected one output");
+  const AttrValue* ops_attr = c.n.find("ops");
+  const std::string* ops_text = ops_attr ? std::get_if<std::string>(ops_attr) : nullptr;
+  if (!ops_text) bad(c, "missing its ops");
+  std::vector<Op> ops;
+  for (size_t b = 0; b <= ops_text->size();) {
+    size_t e = std::min(ops_text->find(',', b), ops_text->size());
+    const std::string name = ops_text->substr(b, e - b);
+    auto it = table().ops.find(name);
+    if (!is_chainable_elementwise(name) || it == table().ops.end()) bad(c, fmt::format("'{}' cannot be a fused step", name));
+    ops.push_back(it->second);
+    b = e + 1;
+  }
+  const std::vector<int64_t> operands = c.n.attr_ints("operands");
+  if (operands.size() != 2 * ops.size()) bad(c, fmt::format("{} steps need {} operands, got {}", ops.size(), 2 * ops.size(), operands.size()));
+  Tensor out = alloc(c, 0);
+  if (!out.is_contiguous() || !is_floating_point(out.dtype())) bad(c, "its output must be a contiguous float tensor");
+  const int64_t numel = out.numel();
+  std::vector<Tensor> in(c.in.size());
+  for (size_t i = 0; i < c.in.size(); ++i) {
+    const Tensor& x = input(c, i, "operand");
+    check_dtype(c, x, out.dtype(), "an operand");
+    if (x.numel() != 1 && !x.sizes().equals(out.sizes()))
+      bad(c, fmt::format("operand {} is neither shaped like the output {} nor one element", shape_of(x), shape_of(out)));
+    in[i] = x.is_contiguous() ? x : x.contiguous();
+  }
+  std::vector<ElementwiseParams> params;
+  for (size_t j = 0; j < ops.size(); ++j) {
+    const int64_t a = operands[2 * j], b = operands[2 * j + 1];
+    for (int64_t k : {a, b})
+      if (k < -2 || k >= static_cast<int64_t>(in.size()) || (k == -1 && j == 0))
+        bad(c, fmt::format("step {} has an invalid operand {}", j, k));
+    if (a == -2) bad(c, fmt::format("step {} has no first operand", j));
+    if (j > 0 && a != -1 && b != -1) bad(c, fmt::format("step {} does not read the chain's value", j));
+    params.push_back({c.n.attr_scalar_opt("a" + std::to_string(j)), c.n.attr_scalar_opt("b" + std::to_string(j))});
+  }
+  parallel_for(0, numel, kGrainSize, [&](int64_t begin, int64_t end) {
+    for (int64_t s = begin; s < end; s += kChainChunk) {
+      const int64_t len = std::min(kChainChunk, end - s);
+      Tensor chunk = flat_view(out, s, len);
+      std::vector<Tensor> views(in.size());
+      for (size_t i = 0; i < in.size(); ++i)
+        views[i] = in[i].numel() == 1 ? Tensor(make_intrusive<TensorImpl>(in[i].storage(), in[i].dtype(), DimVector{},
+                                                                          DimVector{}, in[i].storage_offset()))
+                                      : flat_view(in[i], s, len);
+      for (size_t j = 0; j < ops.size(); ++j) {
+        auto operand = [&](int64_t k) { return k == -1 ? &chunk : &views[static_cast<size_t>(k)]; };
+        const char* name = op_name(ops[j]).data();
+        if (operands[2 * j + 1] == -2) {
+          TensorIter it({&chunk, operand(operands[2 * j])}, 1, name);
+          run_elementwise(ops[j], it, params[j], out.device());
+        } else {
+          TensorIter it({&chunk, operand(operands[2 * j]), operand(operands[2 * j + 1])}, 1, name);
+          run_elementwise(ops[j], it, params[j], out.device());
+        }
+      }
+    }
+  });
+  c.out = {out};
+}
+
 // ---- reductions: the recorded [outer, reduce, inner] block ----
 
 void reduce_geometry(const Ctx& c, const Tensor& x, int64_t outer, int64_t reduce, int64_t inner) {
@@ -218,21 +323,77 @@ void replay_rowwise(Op op, Ctx& c) {
   c.out = {out};
 }
 
-// ---- a fused activation (jit::fuse_activations): in place on the kernel's output ----
+// ---- a fused epilogue (jit::fuse_activations, jit::fuse_residual_add): in place on the kernel's output ----
 
-void apply_activation(const Ctx& c, Tensor& out) {
-  const AttrValue* a = c.n.find("activation");
-  if (!a) return;
+FusedActivation activation_attr(const Ctx& c, const char* attr) {
+  const AttrValue* a = c.n.find(attr);
+  if (!a) return FusedActivation::None;
   const std::string* name = std::get_if<std::string>(a);
+  std::optional<FusedActivation> f = name ? fused_activation_from_name(*name) : std::nullopt;
+  if (!f) bad(c, fmt::format("unknown {} {}", attr, name ? *name : std::string("(not a string)")));
+  return *f;
+}
+
+Epilogue epilogue_of(const Ctx& c) {
+  Epilogue e;
+  e.act = activation_attr(c, "activation");
+  e.residual = c.n.find("residual") != nullptr && c.n.attr_bool("residual");
+  e.post = activation_attr(c, "post_activation");
+  return e;
+}
+
+void apply_activation(const Ctx& c, Tensor& out, FusedActivation a) {
   Op op{};
-  if (name && *name == "relu") op = Op::relu;
-  else if (name && *name == "silu") op = Op::silu;
-  else if (name && *name == "gelu") op = Op::gelu;
-  else if (name && *name == "gelu_tanh") op = Op::gelu_tanh;
-  else bad(c, fmt::format("unknown activation {}", name ? *name : std::string("(not a string)")));
+  switch (a) {
+    case FusedActivation::None: return;
+    case FusedActivation::Relu: op = Op::relu; break;
+    case FusedActivation::Silu: op = Op::silu; break;
+    case FusedActivation::Gelu: op = Op::gelu; break;
+    case FusedActivation::GeluTanh: op = Op::gelu_tanh; break;
+  }
   if (!is_floating_point(out.dtype())) bad(c, "a fused activation needs a floating-point output");
   TensorIter it({&out, &out}, 1, op_name(op).data());
   run_elementwise(op, it, {}, out.device());
+}
+
+void apply_activation(const Ctx& c, Tensor& out) { apply_activation(c, out, activation_attr(c, "activation")); }
+
+// The residual operand of a conv2d with residual=true: shaped like its output.
+const Tensor* residual_of(const Ctx& c, const Tensor& out) {
+  if (!epilogue_of(c).residual) return nullptr;
+  const Tensor& r = input(c, 3, "residual");
+  if (!r.sizes().equals(out.sizes()) || !r.is_contiguous() || r.dtype() != out.dtype())
+    bad(c, fmt::format("residual {} must be a contiguous tensor like the output {}", shape_of(r), shape_of(out)));
+  return &r;
+}
+
+// The generic path's epilogue after the kernel: activation, residual add, post-activation.
+void apply_epilogue(const Ctx& c, Tensor& out, const Tensor* residual) {
+  apply_activation(c, out);
+  if (residual) {
+    TensorIter it({&out, &out, residual}, 1, "add");
+    run_elementwise(Op::add, it, {}, out.device());
+  }
+  apply_activation(c, out, activation_attr(c, "post_activation"));
+}
+
+bool fixed(const Ctx& c, size_t i) {
+  return c.fixed && i < c.n.inputs.size() && c.n.inputs[i] != kNoValue &&
+         (*c.fixed)[static_cast<size_t>(c.n.inputs[i])];
+}
+
+// The node's slot when it may get a prepared kernel now: in a prepared
+// graph, selected by jit::select_kernels, not tried yet for this thread count.
+FastNode* fast_slot(const Ctx& c) {
+  if (!c.fast || (c.fast->tried && c.fast->threads == get_num_threads())) return nullptr;
+  const AttrValue* k = c.n.find("kernel");
+  if (!k) return nullptr;
+  const std::string* name = std::get_if<std::string>(k);
+  if (!name || *name != "prepared") bad(c, "kernel must be \"prepared\"");
+  *c.fast = FastNode{};
+  c.fast->tried = true;
+  c.fast->threads = get_num_threads();
+  return c.fast;
 }
 
 // ---- matmul: the GEMM every linalg op lowered to ----
@@ -266,8 +427,18 @@ void replay_matmul(Ctx& c) {
     check_dtype(c, *acc, out.dtype(), "the accumulator");
     out.copy_(*acc);
   }
-  gemm(a, b, out, bias, c.n.attr_scalar("alpha"), beta);
-  apply_activation(c, out);
+  FastNode* f = fast_slot(c);
+  if (f && od == 2 && a.dim() == 2 && b.dim() == 2 && a.is_contiguous() && out.dtype() == kFloat32 &&
+      beta.to_double() == 0 && c.n.attr_scalar("alpha").to_double() == 1 && fixed(c, 1) &&
+      (!bias || (fixed(c, 2) && bias->is_contiguous())) && !c.n.find("residual") && !c.n.find("post_activation"))
+    f->matmul = PreparedMatmul::make(m, n, k, MatrixRef{b.data_ptr(), 0, b.stride(0), b.stride(1)},
+                                     bias ? bias->data_ptr() : nullptr, activation_attr(c, "activation"));
+  if (f && f->matmul) {
+    f->matmul->run(a.data_ptr(), out.data_ptr());
+  } else {
+    gemm(a, b, out, bias, c.n.attr_scalar("alpha"), beta);
+    apply_activation(c, out);
+  }
   c.out = {out};
 }
 
@@ -361,7 +532,7 @@ void replay_conv2d_pool(Ctx& c);
 
 void replay_conv2d(Ctx& c) {
   if (c.n.find("pool")) return replay_conv2d_pool(c);
-  expect_counts(c, 2, 3, 1);
+  expect_counts(c, 2, 4, 1);
   const Tensor& x = input(c, 0, "input");
   const Tensor& w = input(c, 1, "weight");
   const Tensor* b = c.in.size() > 2 && c.in[2].defined() ? &c.in[2] : nullptr;
@@ -372,9 +543,19 @@ void replay_conv2d(Ctx& c) {
     if (b->dim() != 1 || b->size(0) != p.c_out || !b->is_contiguous()) bad(c, fmt::format("bias {} must be [{}]", shape_of(*b), p.c_out));
     check_dtype(c, *b, x.dtype(), "the bias");
   }
-  get_kernel<Conv2dKernel>(Op::conv2d, x.device())(p, x.data_ptr(), w.data_ptr(), b ? b->data_ptr() : nullptr,
-                                                   out.data_ptr());
-  apply_activation(c, out);
+  const Tensor* residual = residual_of(c, out);
+  if (!residual && c.in.size() > 3 && c.in[3].defined()) bad(c, "a fourth input needs residual=true");
+  FastNode* f = fast_slot(c);
+  // conv_small_cin beats oneDNN where it applies (Note [small-c_in convolution]).
+  if (f && fixed(c, 1) && (!b || fixed(c, 2)) && !conv2d_small_cin_applies(p))
+    f->conv = PreparedConv::make(p, w.data_ptr(), b ? b->data_ptr() : nullptr, epilogue_of(c), nullptr, p.n);
+  if (f && f->conv) {
+    f->conv->run(x.data_ptr(), residual ? residual->data_ptr() : nullptr, out.data_ptr());
+  } else {
+    get_kernel<Conv2dKernel>(Op::conv2d, x.device())(p, x.data_ptr(), w.data_ptr(), b ? b->data_ptr() : nullptr,
+                                                     out.data_ptr());
+    apply_epilogue(c, out, residual);
+  }
   c.out = {out};
 }
 
@@ -489,11 +670,21 @@ void replay_conv2d_pool(Ctx& c) {
   pool_windows(c, pp, "pool_");
   const std::string kind = std::get_if<std::string>(c.n.find("pool")) ? *std::get_if<std::string>(c.n.find("pool")) : "";
   if (kind != "max" && kind != "avg") bad(c, fmt::format("pool must be \"max\" or \"avg\", got \"{}\"", kind));
-
+  if (c.n.find("residual") || c.n.find("post_activation")) bad(c, "a pooled conv takes no residual");
   const int64_t elsize = static_cast<int64_t>(element_size(p.dtype));
   const int64_t per_image = p.c_out * p.oh * p.ow * elsize;
   const int64_t chunk = std::clamp<int64_t>(kPoolChunkBytes / std::max<int64_t>(per_image, 1),
                                             std::min<int64_t>(get_num_threads(), p.n), std::max<int64_t>(p.n, 1));
+  FastNode* f = fast_slot(c);
+  if (f && fixed(c, 1) && (!b || fixed(c, 2)) && !conv2d_small_cin_applies(p)) {
+    FusedPool fp{pp, kind == "max"};
+    f->conv = PreparedConv::make(p, w.data_ptr(), b ? b->data_ptr() : nullptr, epilogue_of(c), &fp, chunk);
+  }
+  if (f && f->conv) {
+    f->conv->run(x.data_ptr(), nullptr, out.data_ptr());
+    c.out = {out};
+    return;
+  }
   ScratchBuffer scratch(static_cast<size_t>(chunk * per_image));
   const auto conv = get_kernel<Conv2dKernel>(Op::conv2d, x.device());
   const auto* xb = static_cast<const char*>(x.data_ptr());
@@ -586,23 +777,12 @@ void replay_arange(Ctx& c) {
 
 using Replay = void (*)(Ctx&);
 
-struct Table {
-  std::unordered_map<std::string, Op> ops;
-  Table() {
-    for (int i = 0; i < kNumOps; ++i) ops.emplace(std::string(op_name(static_cast<Op>(i))), static_cast<Op>(i));
-  }
-};
-
-const Table& table() {
-  static const Table t;
-  return t;
-}
-
 void dispatch(Ctx& c) {
   if (c.n.kind == "as_strided") return replay_as_strided(c);
   if (c.n.kind == "rnn_layer") return replay_rnn_layer(c);
   if (c.n.kind == "arange") return replay_arange(c);
   if (c.n.kind == "linear_dynamic_int8") return replay_linear_dynamic_int8(c);
+  if (c.n.kind == "fused_elementwise") return replay_fused_elementwise(c);
   auto it = table().ops.find(c.n.kind);
   if (it == table().ops.end()) bad(c, "unknown op");
   const Op op = it->second;
@@ -626,6 +806,26 @@ void dispatch(Ctx& c) {
   bad(c, "the interpreter cannot run this op yet");
 }
 
+// A node whose prepared kernel exists: the operands' sizes and dtypes are
+// those it was made for (every value is checked when it is produced), the
+// weights are the same constants; only contiguity is left to check. False:
+// the caller runs the generic replay (which checks everything).
+bool run_fast(Ctx& c) {
+  FastNode& f = *c.fast;
+  if (c.in.empty() || !c.in[0].defined() || !c.in[0].is_contiguous()) return false;
+  const Tensor* residual = nullptr;
+  if (f.conv && c.in.size() > 3) {
+    residual = &c.in[3];
+    if (!residual->defined() || !residual->is_contiguous()) return false;
+  }
+  Tensor out = alloc(c, 0);
+  if (!out.is_contiguous()) return false;
+  if (f.conv) f.conv->run(c.in[0].data_ptr(), residual ? residual->data_ptr() : nullptr, out.data_ptr());
+  else f.matmul->run(c.in[0].data_ptr(), out.data_ptr());
+  c.out = {std::move(out)};
+  return true;
+}
+
 // "float32[batch, 10]": the signature with symbol names.
 std::string signature(const TensorType& t) {
   std::vector<std::string> dims;
@@ -635,8 +835,17 @@ std::string signature(const TensorType& t) {
 
 }  // namespace
 
+bool is_chainable_elementwise(const std::string& kind) {
+  static const std::set<std::string> ops{"add",   "sub",   "mul",   "div",      "pow",    "maximum", "minimum",
+                                         "clamp", "neg",   "abs",   "exp",      "expm1",  "log",     "log1p",
+                                         "sqrt",  "rsqrt", "sin",   "cos",      "tanh",   "sigmoid", "relu",
+                                         "gelu",  "gelu_tanh",      "silu",     "erf",    "sign",    "floor",
+                                         "ceil",  "round", "trunc", "reciprocal"};
+  return ops.count(kind) > 0;
+}
+
 bool interpreter_supports(const std::string& kind) {
-  if (kind == "as_strided" || kind == "rnn_layer" || kind == "arange" || kind == "linear_dynamic_int8" || is_control_flow(kind)) return true;
+  if (kind == "as_strided" || kind == "rnn_layer" || kind == "arange" || kind == "linear_dynamic_int8" || kind == "fused_elementwise" || is_control_flow(kind)) return true;
   auto it = table().ops.find(kind);
   if (it == table().ops.end()) return false;
   switch (it->second) {
@@ -715,6 +924,8 @@ struct PreparedGraph::State {
   std::vector<Tensor> given;                    // per value: a view of the arena, or undefined
   std::vector<Tensor> env, in, out;             // reused between runs
   ScratchPool scratch;                          // the kernels' per-call scratch, kept (Note [kernel scratch])
+  std::vector<char> fixed;                      // per value: a constant or a view of one
+  std::vector<FastNode> fast;                   // per node: its prepared kernel, once made
   std::vector<std::vector<PreparedGraph>> subs;  // per node: its sub-graphs, prepared (Note [control flow])
 };
 
@@ -746,6 +957,13 @@ PreparedGraph::PreparedGraph(const Graph& g, SymbolValues symbols) : s_(std::mak
     }
   }
   s.env.resize(g.values.size());
+  s.fixed.assign(g.values.size(), 0);
+  for (const Constant& c : g.constants) s.fixed[static_cast<size_t>(c.value)] = 1;
+  for (const Node& n : g.nodes)
+    if (n.kind == "as_strided" && n.inputs.size() == 1 && n.inputs[0] != kNoValue && n.outputs.size() == 1 &&
+        n.outputs[0] != kNoValue && n.sym_attrs.empty())
+      s.fixed[static_cast<size_t>(n.outputs[0])] = s.fixed[static_cast<size_t>(n.inputs[0])];
+  s.fast.resize(g.nodes.size());
   s.subs.resize(g.nodes.size());
   for (size_t i = 0; i < g.nodes.size(); ++i)
     for (const std::shared_ptr<const Graph>& sub : g.nodes[i].subgraphs) s.subs[i].emplace_back(*sub, s.syms);
@@ -761,14 +979,23 @@ const MemoryPlan& PreparedGraph::memory_plan() const { return s_->plan; }
 std::vector<Tensor> PreparedGraph::run(const std::vector<Tensor>& inputs) {
   State& s = *s_;
   const Graph& g = *s.g;
+  // Inputs of exactly the prepared sizes (the common case) need no symbol
+  // binding; anything else is bound and checked in full, for the message.
+  bool as_prepared = inputs.size() == g.inputs.size();
+  for (size_t i = 0; as_prepared && i < inputs.size(); ++i) {
+    const int v = g.inputs[i].value;
+    as_prepared = inputs[i].defined() && inputs[i].dtype() == g.type(v).dtype &&
+                  inputs[i].sizes().equals(s.sizes[static_cast<size_t>(v)]);
+  }
   // A sub-graph's inputs may bind only some of the symbols it was prepared
   // with (its enclosing graph's binding); a top-level graph's bind them all.
-  for (const auto& [name, value] : bind_symbols(g, inputs)) {
-    auto it = s.syms.find(name);
-    EMBER_CHECK(it != s.syms.end() && it->second == value,
-                "run: these inputs bind the symbolic dims differently from what the graph was prepared for ({} = {})",
-                name, value);
-  }
+  if (!as_prepared)
+    for (const auto& [name, value] : bind_symbols(g, inputs)) {
+      auto it = s.syms.find(name);
+      EMBER_CHECK(it != s.syms.end() && it->second == value,
+                  "run: these inputs bind the symbolic dims differently from what the graph was prepared for ({} = {})",
+                  name, value);
+    }
   TraceHookPause pause;
   NoGradGuard no_grad;
   ScratchScope scratch(&s.scratch);
@@ -787,10 +1014,10 @@ std::vector<Tensor> PreparedGraph::run(const std::vector<Tensor>& inputs) {
     const Node& n = s.resolved[i];
     s.in.clear();
     s.out.clear();
-    Ctx c{g, s.sizes, s.given, n, i, s.in, s.out};
+    Ctx c{g, s.sizes, s.given, n, i, s.in, s.out, &s.fast[i], &s.fixed};
     for (int v : n.inputs) c.in.push_back(v == kNoValue ? Tensor() : s.env.at(static_cast<size_t>(v)));
     if (is_control_flow(n.kind)) c.out = run_control_flow(n, i, c.in, s.subs[i]);
-    else dispatch(c);
+    else if (!s.fast[i].ready() || !run_fast(c)) dispatch(c);
     if (c.out.size() != n.outputs.size()) bad(c, "produced the wrong number of outputs");
     for (size_t o = 0; o < n.outputs.size(); ++o) {
       if (n.outputs[o] == kNoValue) continue;

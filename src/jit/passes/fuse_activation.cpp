@@ -23,9 +23,12 @@ Graph fuse_activations(const Graph& in) {
     const int p = producer[static_cast<size_t>(x)];
     if (p < 0 || uses[static_cast<size_t>(x)] != 1) continue;
     Node& k = g.nodes[static_cast<size_t>(p)];
-    if ((k.kind != "conv2d" && k.kind != "matmul") || k.outputs.size() != 1 || k.find("activation")) continue;
+    if ((k.kind != "conv2d" && k.kind != "matmul") || k.outputs.size() != 1 || k.find("pool")) continue;
     if (g.type(x) != g.type(act.outputs[0])) continue;
-    k.attrs.push_back({"activation", act.kind});
+    // After a fused residual add the activation comes last (post_activation).
+    const char* slot = k.find("residual") ? "post_activation" : "activation";
+    if (k.find(slot)) continue;
+    k.attrs.push_back({slot, act.kind});
     k.outputs[0] = act.outputs[0];
     drop[i] = 1;
   }

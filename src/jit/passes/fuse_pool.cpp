@@ -26,7 +26,9 @@ Graph fuse_pooling(const Graph& in) {
     const int p = producer[static_cast<size_t>(x)];
     if (p < 0 || uses[static_cast<size_t>(x)] != 1) continue;
     Node& conv = g.nodes[static_cast<size_t>(p)];
-    if (conv.kind != "conv2d" || conv.outputs.size() != 1 || conv.find("pool")) continue;
+    // A conv with a fused residual add stays unpooled (its epilogue needs the
+    // full-size output).
+    if (conv.kind != "conv2d" || conv.outputs.size() != 1 || conv.find("pool") || conv.find("residual")) continue;
     if (g.type(x).dtype != g.type(pool.outputs[0]).dtype) continue;
     conv.attrs.push_back({"pool", std::string(pool.kind == "max_pool2d" ? "max" : "avg")});
     for (const Attr& a : pool.attrs) conv.attrs.push_back({"pool_" + a.name, a.value});

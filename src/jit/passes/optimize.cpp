@@ -6,9 +6,12 @@
 #include "ember/jit/passes/constant_fold.h"
 #include "ember/jit/passes/dead_code.h"
 #include "ember/jit/passes/fold_batch_norm.h"
+#include "ember/jit/passes/fuse_elementwise.h"
 #include "ember/jit/passes/fuse_activation.h"
 #include "ember/jit/passes/fuse_pool.h"
+#include "ember/jit/passes/fuse_residual.h"
 #include "ember/jit/passes/identity.h"
+#include "ember/jit/passes/select_kernels.h"
 
 namespace ember::jit {
 
@@ -42,7 +45,11 @@ OptimizeResult optimize(const Graph& g, int level) {
   }
   if (level >= 2) {
     apply("fuse_activations", fuse_activations);
+    apply("fuse_residual_add", fuse_residual_add);
+    apply("fuse_activations", fuse_activations);  // the activation after a fused residual add
     apply("fuse_pooling", fuse_pooling);
+    apply("fuse_elementwise", fuse_elementwise);
+    apply("select_kernels", select_kernels);
   }
   // Sub-graphs get the same passes; they hold no constants (Note [control
   // flow]), so folding finds nothing in them, but identities and fusions do.

@@ -4,7 +4,10 @@
 // the kernel's output buffer right after the kernel (the same elementwise
 // kernel the separate node ran, so the result is bitwise the same) instead of
 // allocating and writing a second buffer. Only when the conv/matmul output
-// has no other user. Then DCE.
+// has no other user; never into a pooled conv. On a conv with a fused
+// residual add (fuse_residual_add) the activation follows the add:
+// post_activation="relu". The runtime's prepared kernels (Note [prepared
+// kernels]) run both as oneDNN eltwise post-ops instead. Then DCE.
 #pragma once
 
 #include "ember/jit/graph.h"

@@ -1,6 +1,6 @@
-// conv2d (its activation fused or not) whose output only a max_pool2d or
-// avg_pool2d reads becomes one conv2d node that produces the pooled output:
-// attribute pool="max"|"avg" and the pool's own attributes prefixed "pool_"
+// conv2d (its activation fused or not; not one with a fused residual add)
+// whose output only a max_pool2d or avg_pool2d reads becomes one conv2d node
+// that produces the pooled output: attribute pool="max"|"avg" and the pool's own attributes prefixed "pool_"
 // (pool_kernel_size, pool_stride, pool_dilation, pool_padding,
 // pool_count_include_pad). The interpreter runs the conv a chunk of images at
 // a time into a cache-sized scratch block, applies the activation there and

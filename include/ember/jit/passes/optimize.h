@@ -2,7 +2,11 @@
 //   0: none (the traced graph, bitwise equal to eager)
 //   1: safe rewrites: identity removal, constant folding, BatchNorm folded into
 //      the conv before it, DCE after each (numerics within fp32 rounding)
-//   2: level 1 + conv2d/matmul + activation fusion, conv2d + pooling fusion
+//   2: level 1 + conv2d/matmul + activation fusion, conv2d + residual add
+//      fusion (and the activation after it), conv2d + pooling fusion,
+//      elementwise chains fused into one pass, then
+//      select_kernels: a prepared graph runs conv2d/matmul nodes through
+//      prepared oneDNN kernels with post-ops (Note [prepared kernels])
 // The sub-graphs of cond / while_loop nodes are optimised at the same level
 // (their PassRecords are not listed).
 #pragma once

@@ -1,0 +1,380 @@
+// Note [prepared kernels]: the generic conv/matmul kernels pay, on every
+// call, a primitive-cache lookup under a mutex, a dnnl::memory and an
+// argument map per operand, a reorder of the weights into the primitive's
+// blocked layout, and reorders of the input and output; a fused activation
+// is a second pass over the output. At batch 1 that overhead is most of a
+// small CNN's time. A prepared kernel does all of it once, when the
+// inference runtime prepares a graph for an input size:
+//   - the primitive is created with its epilogue as oneDNN post-ops
+//     (eltwise relu/swish/gelu, sum for a residual add) so the output is
+//     written once;
+//   - the weights are reordered once into the layout the primitive chose
+//     (format_tag::any) and kept;
+//   - every primitive's dnnl::memory objects and argument maps are built
+//     once; a call only points the user memories at this call's buffers
+//     (set_data_handle);
+//   - intermediates stay in the primitive's blocked layout (nChw8c/16c):
+//     conv -> activation -> pool runs blocked end to end, reordering to
+//     plain NCHW once, on the (4x smaller) pooled output;
+//   - reorder targets and scratchpads are owned buffers, allocated once.
+// The numbers are the generic path's up to float rounding of the post-ops
+// (oneDNN's erf/exp approximations for gelu/silu, ~1 ulp); relu, the sum and
+// the pooling are exact.
+#include "kernels/prepared.h"
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <unordered_map>
+#include <vector>
+
+#include "ember/core/allocator.h"
+#include "kernels/cpu/dnnl_util.h"
+
+namespace ember {
+
+std::optional<FusedActivation> fused_activation_from_name(const std::string& name) {
+  if (name == "relu") return FusedActivation::Relu;
+  if (name == "silu") return FusedActivation::Silu;
+  if (name == "gelu") return FusedActivation::Gelu;
+  if (name == "gelu_tanh") return FusedActivation::GeluTanh;
+  return std::nullopt;
+}
+
+namespace {
+
+using dnnl::memory;
+using dnnl_util::cpu_engine;
+using dnnl_util::cpu_stream;
+using dnnl_util::is_ref_impl;
+using tag = memory::format_tag;
+constexpr auto f32 = memory::data_type::f32;
+
+// A block from cpu_alloc owned for the prepared kernel's lifetime.
+class Block {
+ public:
+  Block() = default;
+  explicit Block(size_t nbytes) : n_(std::max<size_t>(nbytes, 64)), p_(cpu_alloc(n_)) {}
+  ~Block() {
+    if (p_) cpu_free(p_, n_);
+  }
+  Block(Block&& o) noexcept : n_(o.n_), p_(o.p_) { o.p_ = nullptr; }
+  Block& operator=(Block&& o) noexcept {
+    std::swap(n_, o.n_);
+    std::swap(p_, o.p_);
+    return *this;
+  }
+  void* get() const { return p_; }
+
+ private:
+  size_t n_ = 0;
+  void* p_ = nullptr;
+};
+
+// One primitive and its arguments, built once.
+struct Step {
+  dnnl::primitive prim;
+  std::unordered_map<int, memory> args;
+  memory::desc scratch;  // its scratchpad (user mode), given a buffer by give_scratchpads
+  void run() const { prim.execute(cpu_stream(), args); }
+};
+
+void append(dnnl::post_ops& po, FusedActivation a) {
+  switch (a) {
+    case FusedActivation::None: return;
+    case FusedActivation::Relu: po.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f); return;
+    case FusedActivation::Silu: po.append_eltwise(1.f, dnnl::algorithm::eltwise_swish, 1.f, 0.f); return;
+    case FusedActivation::Gelu: po.append_eltwise(1.f, dnnl::algorithm::eltwise_gelu_erf, 0.f, 0.f); return;
+    case FusedActivation::GeluTanh: po.append_eltwise(1.f, dnnl::algorithm::eltwise_gelu_tanh, 0.f, 0.f); return;
+  }
+}
+
+dnnl::primitive_attr attr_with(const Epilogue& e) {
+  dnnl::primitive_attr attr = dnnl_util::user_scratchpad();
+  dnnl::post_ops po;
+  append(po, e.act);
+  if (e.residual) po.append_sum(1.f);
+  append(po, e.post);
+  attr.set_post_ops(po);
+  return attr;
+}
+
+// A reorder from -> to on memories that already exist.
+Step reorder_step(const memory& from, const memory& to) {
+  dnnl::reorder::primitive_desc pd(cpu_engine(), from.get_desc(), cpu_engine(), to.get_desc(),
+                                   dnnl_util::user_scratchpad());
+  return {dnnl::reorder(pd), {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}}, pd.scratchpad_desc()};
+}
+
+// The steps run one after another, so their scratchpads share one block.
+Block give_scratchpads(const std::vector<Step*>& steps) {
+  size_t n = 0;
+  for (const Step* s : steps) n = std::max(n, s->scratch.get_size());
+  if (n == 0) return {};
+  Block block(n);
+  for (Step* s : steps)
+    if (s->scratch.get_size() > 0)
+      s->args.insert_or_assign(DNNL_ARG_SCRATCHPAD, memory(s->scratch, cpu_engine(), block.get()));
+  return block;
+}
+
+int64_t end_pad(int64_t out, int64_t s, int64_t k, int64_t in, int64_t pad) {
+  return std::max<int64_t>((out - 1) * s + k - in - pad, 0);
+}
+
+}  // namespace
+
+// ---- PreparedConv ----
+
+// The work for one chunk length: the user memories whose handles a call
+// sets, and the steps in order.
+struct ConvPass {
+  int64_t n = 0;
+  memory user_src, user_dst, user_residual;
+  bool residual_in_dst = false;  // the residual is copied into user_dst (plain conv output)
+  std::vector<Step> steps;
+};
+
+struct PreparedConv::Impl {
+  ConvParams p;
+  Epilogue e;
+  bool pooled = false;
+  PoolParams pool;
+  int64_t chunk = 0;
+  std::string impl;
+  Block weights, bias, src_buf, conv_buf, pool_buf, scratch;
+  std::vector<ConvPass> passes;  // [0]: `chunk` images; [1]: the remainder, if any
+};
+
+PreparedConv::PreparedConv(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+PreparedConv::~PreparedConv() = default;
+std::string PreparedConv::impl() const { return impl_->impl; }
+
+namespace {
+
+memory::dims weight_dims(const ConvParams& p) {
+  return p.groups == 1 ? memory::dims{p.c_out, p.c_in, p.kh, p.kw}
+                       : memory::dims{p.groups, p.c_out / p.groups, p.c_in / p.groups, p.kh, p.kw};
+}
+
+dnnl::convolution_forward::primitive_desc conv_pd(const ConvParams& p, int64_t n, bool bias, const Epilogue& e) {
+  using fwd = dnnl::convolution_forward;
+  memory::desc src({n, p.c_in, p.ih, p.iw}, f32, tag::any), dst({n, p.c_out, p.oh, p.ow}, f32, tag::any);
+  memory::desc wei(weight_dims(p), f32, tag::any), b({p.c_out}, f32, tag::a);
+  memory::dims strides{p.sh, p.sw}, dil{p.dh - 1, p.dw - 1}, pl{p.pt, p.pl}, pr{p.pb, p.pr};
+  auto d = bias ? fwd::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src, wei, b, dst,
+                            strides, dil, pl, pr)
+                : fwd::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src, wei, dst,
+                            strides, dil, pl, pr);
+  return fwd::primitive_desc(d, attr_with(e), cpu_engine());
+}
+
+std::optional<dnnl::pooling_forward::primitive_desc> pool_pd(const FusedPool& fp, int64_t n,
+                                                             const memory::desc& src) {
+  const PoolParams& q = fp.params;
+  dnnl::algorithm algo;
+  if (fp.max) algo = dnnl::algorithm::pooling_max;
+  else algo = q.count_include_pad ? dnnl::algorithm::pooling_avg_include_padding
+                                  : dnnl::algorithm::pooling_avg_exclude_padding;
+  memory::desc dst({n, q.c, q.oh, q.ow}, f32, tag::any);
+  memory::dims pr{end_pad(q.oh, q.sh, q.kh, q.ih, q.pt), end_pad(q.ow, q.sw, q.kw, q.iw, q.pl)};
+  dnnl::pooling_forward::desc d(dnnl::prop_kind::forward_inference, algo, src, dst, {q.sh, q.sw}, {q.kh, q.kw},
+                                {q.pt, q.pl}, pr);
+  dnnl::pooling_forward::primitive_desc pd(d, dnnl_util::user_scratchpad(), cpu_engine());
+  if (is_ref_impl(pd.impl_info_str())) return std::nullopt;
+  return pd;
+}
+
+}  // namespace
+
+std::unique_ptr<PreparedConv> PreparedConv::make(const ConvParams& p, const void* weight, const void* bias,
+                                                 const Epilogue& e, const FusedPool* pool, int64_t chunk) {
+  if (p.dtype != ScalarType::Float32 || p.n <= 0 || p.c_in <= 0 || p.c_out <= 0 || p.oh <= 0 || p.ow <= 0) return nullptr;
+  if (pool) {
+    const PoolParams& q = pool->params;
+    if (q.dh != 1 || q.dw != 1 || e.residual || q.c != p.c_out || q.ih != p.oh || q.iw != p.ow) return nullptr;
+    // oneDNN's include-padding divisor counts ceil_mode's extra end padding; PyTorch's does not.
+    if (!pool->max && q.count_include_pad &&
+        ((q.oh - 1) * q.sh + q.kh > q.ih + 2 * q.pt || (q.ow - 1) * q.sw + q.kw > q.iw + 2 * q.pl))
+      return nullptr;
+  }
+  auto r = std::make_unique<Impl>();
+  r->p = p;
+  r->e = e;
+  r->pooled = pool != nullptr;
+  if (pool) r->pool = pool->params;
+  r->chunk = pool ? std::clamp<int64_t>(chunk, 1, p.n) : p.n;
+  const bool has_bias = bias != nullptr;
+  try {
+    auto& eng = cpu_engine();
+    auto full_pd = conv_pd(p, r->chunk, has_bias, e);
+    if (is_ref_impl(full_pd.impl_info_str())) return nullptr;
+    r->impl = full_pd.impl_info_str();
+    // The weights, reordered once.
+    const memory::desc wei_user(weight_dims(p), f32, p.groups == 1 ? tag::oihw : tag::goihw);
+    r->weights = Block(full_pd.weights_desc().get_size());
+    {
+      memory from(wei_user, eng, const_cast<void*>(weight)), to(full_pd.weights_desc(), eng, r->weights.get());
+      dnnl::reorder(from, to).execute(cpu_stream(), from, to);
+    }
+    if (has_bias) {
+      r->bias = Block(static_cast<size_t>(p.c_out) * 4);
+      std::memcpy(r->bias.get(), bias, static_cast<size_t>(p.c_out) * 4);
+    }
+    // Buffers sized for a full chunk serve the remainder too.
+    std::optional<dnnl::pooling_forward::primitive_desc> full_pool;
+    if (pool && !(full_pool = pool_pd(*pool, r->chunk, full_pd.dst_desc()))) return nullptr;
+    const int64_t rest = p.n % r->chunk;
+    for (int64_t n : rest ? std::vector<int64_t>{r->chunk, rest} : std::vector<int64_t>{r->chunk}) {
+      auto pd = n == r->chunk ? full_pd : conv_pd(p, n, has_bias, e);
+      // One weight layout for every chunk length.
+      if (pd.weights_desc() != full_pd.weights_desc() || is_ref_impl(pd.impl_info_str())) return nullptr;
+      ConvPass pass;
+      pass.n = n;
+      const memory::desc src_user({n, p.c_in, p.ih, p.iw}, f32, tag::nchw);
+      const memory::desc conv_user({n, p.c_out, p.oh, p.ow}, f32, tag::nchw);
+      const memory::desc out_user =
+          pool ? memory::desc({n, p.c_out, pool->params.oh, pool->params.ow}, f32, tag::nchw) : conv_user;
+      pass.user_src = memory(src_user, eng, nullptr);
+      pass.user_dst = memory(out_user, eng, nullptr);
+      // The source, reordered when the primitive wants another layout.
+      memory src = pass.user_src;
+      if (pd.src_desc() != src_user) {
+        if (!r->src_buf.get()) r->src_buf = Block(full_pd.src_desc().get_size());
+        src = memory(pd.src_desc(), eng, r->src_buf.get());
+        pass.steps.push_back(reorder_step(pass.user_src, src));
+      }
+      // The conv's destination: the user's buffer when it is plain and nothing follows.
+      memory conv_dst;
+      bool in_user = false;
+      if (!pool && pd.dst_desc() == conv_user) {
+        conv_dst = pass.user_dst;
+        in_user = true;
+        pass.residual_in_dst = e.residual;
+      } else {
+        if (!r->conv_buf.get()) r->conv_buf = Block(full_pd.dst_desc().get_size());
+        conv_dst = memory(pd.dst_desc(), eng, r->conv_buf.get());
+        if (e.residual) {
+          pass.user_residual = memory(conv_user, eng, nullptr);
+          pass.steps.push_back(reorder_step(pass.user_residual, conv_dst));
+        }
+      }
+      Step conv{dnnl::convolution_forward(pd),
+                {{DNNL_ARG_SRC, src},
+                 {DNNL_ARG_WEIGHTS, memory(pd.weights_desc(), eng, r->weights.get())},
+                 {DNNL_ARG_DST, conv_dst}},
+                pd.scratchpad_desc()};
+      if (has_bias) conv.args.emplace(DNNL_ARG_BIAS, memory(pd.bias_desc(), eng, r->bias.get()));
+      pass.steps.push_back(std::move(conv));
+      memory last = conv_dst;
+      if (pool) {
+        auto ppd = n == r->chunk ? full_pool : pool_pd(*pool, n, pd.dst_desc());
+        if (!ppd) return nullptr;
+        memory pooled;
+        if (ppd->dst_desc() == out_user) {
+          pooled = pass.user_dst;
+          in_user = true;
+        } else {
+          if (!r->pool_buf.get()) r->pool_buf = Block(full_pool->dst_desc().get_size());
+          pooled = memory(ppd->dst_desc(), eng, r->pool_buf.get());
+          in_user = false;
+        }
+        pass.steps.push_back({dnnl::pooling_forward(*ppd), {{DNNL_ARG_SRC, conv_dst}, {DNNL_ARG_DST, pooled}},
+                              ppd->scratchpad_desc()});
+        last = pooled;
+      }
+      if (!in_user) pass.steps.push_back(reorder_step(last, pass.user_dst));
+      r->passes.push_back(std::move(pass));
+    }
+    // Scratchpads last: the steps no longer move.
+    std::vector<Step*> steps;
+    for (ConvPass& pass : r->passes)
+      for (Step& s : pass.steps) steps.push_back(&s);
+    r->scratch = give_scratchpads(steps);
+  } catch (const dnnl::error&) {
+    return nullptr;  // a geometry or post-op oneDNN rejects: the generic kernels handle it
+  }
+  return std::unique_ptr<PreparedConv>(new PreparedConv(std::move(r)));
+}
+
+void PreparedConv::run(const void* src, const void* residual, void* dst) {
+  Impl& r = *impl_;
+  const ConvParams& p = r.p;
+  const int64_t src_image = p.c_in * p.ih * p.iw * 4, conv_image = p.c_out * p.oh * p.ow * 4;
+  const int64_t dst_image = r.pooled ? p.c_out * r.pool.oh * r.pool.ow * 4 : conv_image;
+  for (int64_t n0 = 0; n0 < p.n; n0 += r.chunk) {
+    ConvPass& pass = r.passes[p.n - n0 >= r.chunk ? 0 : 1];
+    auto* s = static_cast<const char*>(src) + n0 * src_image;
+    auto* d = static_cast<char*>(dst) + n0 * dst_image;
+    pass.user_src.set_data_handle(const_cast<char*>(s));
+    pass.user_dst.set_data_handle(d);
+    if (r.e.residual) {
+      auto* res = static_cast<const char*>(residual) + n0 * conv_image;
+      if (pass.residual_in_dst) {
+        if (res != d) std::memcpy(d, res, static_cast<size_t>(pass.n * conv_image));
+      } else {
+        pass.user_residual.set_data_handle(const_cast<char*>(res));
+      }
+    }
+    for (const Step& step : pass.steps) step.run();
+  }
+}
+
+// ---- PreparedMatmul ----
+
+struct PreparedMatmul::Impl {
+  Block weights, bias, scratch;
+  memory user_a, user_out;
+  Step step;
+};
+
+PreparedMatmul::PreparedMatmul(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+PreparedMatmul::~PreparedMatmul() = default;
+
+std::unique_ptr<PreparedMatmul> PreparedMatmul::make(int64_t m, int64_t n, int64_t k, const MatrixRef& b,
+                                                     const void* bias, FusedActivation act) {
+  if (m <= 0 || n <= 0 || k <= 0) return nullptr;
+  auto r = std::make_unique<Impl>();
+  try {
+    auto& eng = cpu_engine();
+    memory::desc a_md({m, k}, f32, tag::ab), w_any({k, n}, f32, tag::any), out_md({m, n}, f32, tag::ab);
+    memory::desc bias_md({1, n}, f32, tag::ab);
+    Epilogue e;
+    e.act = act;
+    // b as given (its strides); the primitive reads a copy in the layout it picked.
+    auto d = bias ? dnnl::matmul::desc(a_md, w_any, bias_md, out_md) : dnnl::matmul::desc(a_md, w_any, out_md);
+    dnnl::matmul::primitive_desc pd(d, attr_with(e), eng);
+    if (is_ref_impl(pd.impl_info_str())) return nullptr;
+    r->weights = Block(pd.weights_desc().get_size());
+    {
+      memory from(memory::desc({k, n}, f32, memory::dims{b.row_stride, b.col_stride}), eng, b.data);
+      memory to(pd.weights_desc(), eng, r->weights.get());
+      dnnl::reorder(from, to).execute(cpu_stream(), from, to);
+    }
+    r->user_a = memory(a_md, eng, nullptr);
+    r->user_out = memory(out_md, eng, nullptr);
+    r->step = {dnnl::matmul(pd),
+               {{DNNL_ARG_SRC, r->user_a},
+                {DNNL_ARG_WEIGHTS, memory(pd.weights_desc(), eng, r->weights.get())},
+                {DNNL_ARG_DST, r->user_out}},
+               pd.scratchpad_desc()};
+    if (bias) {
+      r->bias = Block(static_cast<size_t>(n) * 4);
+      std::memcpy(r->bias.get(), bias, static_cast<size_t>(n) * 4);
+      r->step.args.emplace(DNNL_ARG_BIAS, memory(bias_md, eng, r->bias.get()));
+    }
+    r->scratch = give_scratchpads({&r->step});
+  } catch (const dnnl::error&) {
+    return nullptr;
+  }
+  return std::unique_ptr<PreparedMatmul>(new PreparedMatmul(std::move(r)));
+}
+
+void PreparedMatmul::run(const void* a, void* out) {
+  impl_->user_a.set_data_handle(const_cast<void*>(a));
+  impl_->user_out.set_data_handle(out);
+  impl_->step.run();
+}
+
+}  // namespace ember
