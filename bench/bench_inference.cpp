@@ -13,7 +13,7 @@
 // allocated before it (MiB), and cpu_alloc calls per steady-state call on
 // the calling thread.
 //
-//   bench_inference [threads] [calls] [b1]   prints one JSON line:
+//   bench_inference [threads] [calls] [b1 [variant]]   prints one JSON line:
 //   {"workload": "w9_inference_ember", "figures": {"eager": {"b1_latency_us": {...}, ...}, "runtime_o2": ...}}
 // With "b1" only the batch-1 calls run (after 20 warm-up calls), for
 // counting instructions per call under valgrind --tool=callgrind
@@ -111,7 +111,9 @@ int main(int argc, char** argv) {
   model.eval();
   Tensor x1 = randn({1, 1, 28, 28}), x256 = randn({256, 1, 28, 28});
   if (b1_only) {
+    const std::string only = argc > 4 ? argv[4] : "";  // one variant ("runtime_o2"), for callgrind
     auto b1 = [&](const char* name, const std::function<Tensor(const Tensor&)>& forward) {
+      if (!only.empty() && only != name) return;
       Tensor sink;
       for (int i = 0; i < 20; ++i) sink = forward(x1);
       Stat s = stat(time_calls([&] { sink = forward(x1); }, calls));
