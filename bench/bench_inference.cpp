@@ -15,10 +15,13 @@
 //
 //   bench_inference [threads] [calls] [b1 [variant]]   prints one JSON line:
 //   {"workload": "w9_inference_ember", "figures": {"eager": {"b1_latency_us": {...}, ...}, "runtime_o2": ...}}
-// With "b1" only the batch-1 calls run (after 20 warm-up calls), for
+// With "cpu" each variant reports process CPU time per call at batch 1
+// and 256 (at 1 thread a load-independent measure of the work). With "b1"
+// only the batch-1 calls run (after 20 warm-up calls), for
 // counting instructions per call under valgrind --tool=callgrind
 // --toggle-collect='*Session::run*' (or '*CNN::forward*' for eager).
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -104,7 +107,8 @@ std::string measure(const std::function<Tensor(const Tensor&)>& forward, int cal
 int main(int argc, char** argv) {
   int threads = argc > 1 ? std::atoi(argv[1]) : 2;
   int calls = argc > 2 ? std::atoi(argv[2]) : 1000;
-  const bool b1_only = argc > 3 && std::string(argv[3]) == "b1";
+  const bool cpu_mode = argc > 3 && std::string(argv[3]) == "cpu";
+  const bool b1_only = cpu_mode || (argc > 3 && std::string(argv[3]) == "b1");
   set_num_threads(threads);
   manual_seed(0);
   train::CNN model{train::CNNOptions{}};
@@ -116,6 +120,20 @@ int main(int argc, char** argv) {
       if (!only.empty() && only != name) return;
       Tensor sink;
       for (int i = 0; i < 20; ++i) sink = forward(x1);
+      if (cpu_mode) {
+        // Process CPU time per call (all threads): at 1 thread, the work
+        // itself, whatever else the machine runs.
+        auto cpu = [&](const Tensor& x, int n) {
+          sink = forward(x);
+          const std::clock_t c0 = std::clock();
+          for (int i = 0; i < n; ++i) sink = forward(x);
+          return static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC / n;
+        };
+        const double t1 = cpu(x1, calls), t256 = cpu(x256, std::max(calls / 50, 2));
+        std::printf("%s cpu_us_per_call b1 %.2f b256 %.0f (%.0f img/s of CPU time)\n", name, t1 * 1e6, t256 * 1e6,
+                    256.0 / t256);
+        return;
+      }
       Stat s = stat(time_calls([&] { sink = forward(x1); }, calls));
       std::printf("%s b1_latency_us median %.2f\n", name, s.med * 1e6);
     };
