@@ -1,13 +1,18 @@
 // W4: square GEMM GFLOP/s (2 n^3 per call), Ember's mm next to oneDNN's
 // matmul primitive called directly (no Ember), so the difference is Ember's
-// overhead: float32 n = 64..2048, bfloat16 n = 1024, 2048. Twin:
-// bench/torch/matmul.py. Run with --benchmark_repetitions=5 and read medians.
+// overhead: float32 n = 64..2048, bfloat16 n = 1024, 2048, and float32
+// tensors under autocast (`autocast` rows: native bf16 products where the CPU
+// has AVX512_BF16/AMX, the emulated rounding elsewhere or with
+// EMBER_AUTOCAST_BF16=emulated). Twin: bench/torch/matmul.py. Run with
+// --benchmark_repetitions=5 --benchmark_enable_random_interleaving and read
+// medians.
 #include <benchmark/benchmark.h>
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <cstdlib>
 
 #include "bench_util.h"
+#include "ember/core/autocast.h"
 #include "ember/ember.h"
 
 using namespace ember;
@@ -19,8 +24,9 @@ void set_gflops(benchmark::State& state, int64_t n) {
                                                 benchmark::Counter::kIsIterationInvariantRate);
 }
 
-void BM_ember_mm(benchmark::State& state, ScalarType dt) {
+void BM_ember_mm(benchmark::State& state, ScalarType dt, bool autocast = false) {
   bench::default_threads();
+  AutocastGuard guard(autocast);
   int64_t n = state.range(0);
   Tensor a = randn({n, n}).to(dt), b = randn({n, n}).to(dt);
   for (auto _ : state) {
@@ -72,5 +78,6 @@ BENCHMARK_CAPTURE(BM_ember_mm, f32, kFloat32)->Apply(f32_sizes);
 BENCHMARK_CAPTURE(BM_dnnl_matmul, f32, kFloat32)->Apply(f32_sizes);
 BENCHMARK_CAPTURE(BM_ember_mm, bf16, kBFloat16)->Apply(bf16_sizes);
 BENCHMARK_CAPTURE(BM_dnnl_matmul, bf16, kBFloat16)->Apply(bf16_sizes);
+BENCHMARK_CAPTURE(BM_ember_mm, autocast, kFloat32, true)->Apply(bf16_sizes);
 
 BENCHMARK_MAIN();

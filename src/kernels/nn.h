@@ -20,6 +20,10 @@ namespace ember {
 //   oh = (ih + pt + pb - dh * (kh - 1) - 1) / sh + 1.
 struct ConvParams {
   ScalarType dtype = ScalarType::Float32;
+  // Native bf16 autocast: float32 tensors in and out, products in bfloat16
+  // (operands rounded to bf16, float32 accumulation) by oneDNN's bf16
+  // kernels; float32 where oneDNN has none for the geometry or the CPU.
+  bool bf16 = false;
   int64_t n = 0, c_in = 0, c_out = 0, groups = 1;
   int64_t ih = 0, iw = 0, oh = 0, ow = 0, kh = 1, kw = 1;
   int64_t sh = 1, sw = 1, dh = 1, dw = 1;

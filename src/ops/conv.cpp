@@ -178,9 +178,14 @@ void check_geometry(const char* op, IntArrayRef stride, IntArrayRef dilation, In
 // Shared body of conv1d/conv2d: pad_l/pad_r per spatial dim.
 Tensor convolution(const char* op, const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
                    int64_t nd, DimVector stride, DimVector pad_l, DimVector pad_r, DimVector dilation,
-                   int64_t groups) {
+                   int64_t groups, bool native_bf16 = false) {
   if (autocasts(input) || autocasts(weight)) {
     AutocastGuard off(false);
+    // Native: float32 tensors throughout, bf16 products inside the kernels
+    // (Note [native bf16 convolution]); else the operands are rounded here.
+    if (autocast_native_bf16() && input.dtype() == kFloat32 && weight.dtype() == kFloat32)
+      return convolution(op, input, weight, bias, nd, std::move(stride), std::move(pad_l), std::move(pad_r),
+                         std::move(dilation), groups, true);
     return convolution(op, bf16_rounded(input), bf16_rounded(weight), bias, nd, std::move(stride), std::move(pad_l),
                        std::move(pad_r), std::move(dilation), groups);
   }
@@ -226,6 +231,7 @@ Tensor convolution(const char* op, const Tensor& input, const Tensor& weight, co
     pad_r = {0, pad_r[0]};
   }
   ConvParams p;
+  p.bf16 = native_bf16;
   p.n = x.size(0);
   p.c_in = c_in;
   p.c_out = c_out;

@@ -114,7 +114,8 @@ void gemm(const Tensor& a, const Tensor& b, const Tensor& out, const Tensor* bia
   Operand A = make_operand(a), B = make_operand(b);
   int64_t d = out.dim() - 2;
   GemmArgs g;
-  g.dtype = out.dtype();
+  g.dtype = a.dtype();
+  g.c_dtype = out.dtype();
   g.batch = d ? out.size(0) : 1;
   g.m = out.size(d);
   g.n = out.size(d + 1);
@@ -201,6 +202,7 @@ Tensor matmul_differentiable(const Tensor& a, const Tensor& b) {
 Tensor mm(const Tensor& a, const Tensor& b) {
   if (autocasts(a) || autocasts(b)) {
     AutocastGuard off(false);
+    if (autocast_native_bf16() && mm_bf16_applies(a, b)) return mm_bf16(a, b);
     return mm(bf16_rounded(a), bf16_rounded(b));
   }
   check_dim("mm", a, 2, "mat1");
@@ -285,6 +287,7 @@ Tensor outer(const Tensor& a, const Tensor& b) {
 Tensor matmul(const Tensor& a, const Tensor& b) {
   if (autocasts(a) || autocasts(b)) {
     AutocastGuard off(false);
+    if (autocast_native_bf16() && mm_bf16_applies(a, b)) return mm_bf16(a, b);
     return matmul(bf16_rounded(a), bf16_rounded(b));
   }
   EMBER_CHECK(a.dim() >= 1 && b.dim() >= 1,
@@ -363,6 +366,7 @@ Tensor addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, const Scal
 Tensor linear(const Tensor& x, const Tensor& weight, const std::optional<Tensor>& bias) {
   if (autocasts(x) || autocasts(weight)) {
     AutocastGuard off(false);
+    if (autocast_native_bf16() && linear_bf16_applies(x, weight, bias)) return linear_bf16(x, weight, bias);
     return linear(bf16_rounded(x), bf16_rounded(weight), bias);
   }
   EMBER_CHECK(x.dim() >= 1, "linear: expected input to be at least 1-D, but got a 0-D tensor");

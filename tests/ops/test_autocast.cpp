@@ -1,5 +1,6 @@
-// Autocast (bf16 mixed precision): matmul-like ops see bf16-rounded float32
-// operands and return float32; gradients reach float32 master weights.
+// Autocast (bf16 mixed precision), the emulated path: matmul-like ops see
+// bf16-rounded float32 operands and return float32; gradients reach float32
+// master weights. (The native path: test_autocast_native.cpp.)
 #include <gtest/gtest.h>
 
 #include "ember/core/autocast.h"
@@ -14,9 +15,23 @@ using namespace ember;
 
 namespace {
 Tensor rounded(const Tensor& t) { return t.to(kBFloat16).to(kFloat32); }
+
+// The emulated path for one test, whatever the CPU: its results are exact
+// functions of the rounded operands, so the tests compare bit for bit.
+class Emulated {
+ public:
+  Emulated() : prev_(Autocast::native_bf16_allowed()) { Autocast::set_native_bf16(false); }
+  ~Emulated() { Autocast::set_native_bf16(prev_); }
+  Emulated(const Emulated&) = delete;
+  Emulated& operator=(const Emulated&) = delete;
+
+ private:
+  bool prev_;
+};
 }  // namespace
 
 TEST(Autocast, LinearAndMatmulUseBf16RoundedOperands) {
+  Emulated emulated;
   manual_seed(1);
   Tensor x = randn({4, 8}), w = randn({3, 8}), b = randn({3});
   Tensor expected = linear(rounded(x), rounded(w), b);
@@ -36,6 +51,7 @@ TEST(Autocast, LinearAndMatmulUseBf16RoundedOperands) {
 }
 
 TEST(Autocast, ConvRoundsAndGradientsStayFloat32) {
+  Emulated emulated;
   manual_seed(2);
   Tensor x = randn({2, 3, 6, 6});
   Tensor w = randn({4, 3, 3, 3}).requires_grad_(), b = randn({4}).requires_grad_();

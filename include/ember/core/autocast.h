@@ -1,12 +1,15 @@
 // Mixed precision: inside an AutocastGuard, matmul-like ops (linear, matmul,
-// mm, bmm, conv) take their float32 operands rounded to bfloat16 and
-// accumulate in float32, with float32 results; everything else (and the
-// float32 master weights the optimizer updates) stays float32. Like
-// torch.autocast("cpu", dtype=torch.bfloat16), a thread-local switch.
+// mm, bmm, conv) multiply bfloat16 operands with float32 accumulation and
+// return float32; everything else (and the float32 master weights the
+// optimizer updates) stays float32. Like torch.autocast("cpu",
+// dtype=torch.bfloat16), a thread-local switch.
 //
-// The rounding is what oneDNN's bf16 kernels do on CPUs with AVX-512 BF16;
-// Ember rounds and then runs its float32 kernels, so results are those of
-// bf16 compute on every CPU (on AVX2-only CPUs this is slower than float32).
+// Two implementations (Note [native bf16 autocast], src/ops/autocast_util.h):
+// on CPUs with AVX512_BF16 or AMX, conv, linear and 2-D matmul run oneDNN's
+// bf16 kernels (twice the float32 multiply rate); elsewhere, or when native
+// bf16 is turned off (set_native_bf16(false), or EMBER_AUTOCAST_BF16=emulated
+// in the environment), operands are rounded to bfloat16 precision and the
+// float32 kernels run: the same products on every CPU, at float32 speed.
 #pragma once
 
 namespace ember {
@@ -14,6 +17,10 @@ namespace ember {
 struct Autocast {
   static bool is_enabled();
   static void set_enabled(bool enabled);
+  // Whether this thread may use native bf16 kernels where the CPU has them;
+  // the default is true unless EMBER_AUTOCAST_BF16=emulated.
+  static bool native_bf16_allowed();
+  static void set_native_bf16(bool allowed);
 };
 
 class AutocastGuard {

@@ -1,4 +1,6 @@
 // copy (with dtype conversion) and fill kernels.
+#include <bit>
+#include <cstdint>
 #include <cstring>
 
 #include "kernels/cpu/loops.h"
@@ -19,12 +21,30 @@ To convert(From v) {
   }
 }
 
+// float32 -> bfloat16, contiguous: BFloat16::from_float without branches, so
+// the loop vectorizes (the generic per-element path ran ~25x slower than a
+// copy, and native bf16 autocast converts every matmul operand this way).
+void float_to_bf16(const float* in, uint16_t* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    uint32_t x = std::bit_cast<uint32_t>(in[i]);
+    uint32_t rounded = (x + 0x7fffu + ((x >> 16) & 1u)) >> 16;
+    uint32_t quiet_nan = (x >> 16) | 0x40u;
+    out[i] = static_cast<uint16_t>((x & 0x7fffffffu) > 0x7f800000u ? quiet_nan : rounded);
+  }
+}
+
 void copy_kernel(const TensorIter& iter, const ElementwiseParams&) {
   ScalarType to = iter.dtype(0), from = iter.dtype(1);
   if (to == from && iter.is_contiguous()) {
     size_t es = element_size(to);
     iter.for_each([&](char** data, const int64_t*, int64_t n) {
       std::memcpy(data[0], data[1], static_cast<size_t>(n) * es);
+    });
+    return;
+  }
+  if (to == kBFloat16 && from == kFloat32 && iter.is_contiguous()) {
+    iter.for_each([&](char** data, const int64_t*, int64_t n) {
+      float_to_bf16(reinterpret_cast<const float*>(data[1]), reinterpret_cast<uint16_t*>(data[0]), n);
     });
     return;
   }

@@ -1,5 +1,6 @@
 // The CPU matmul kernel: oneDNN's matmul primitive for float32 and the
-// 16-bit floats (cached by shape), the reference loop for everything else.
+// 16-bit floats, and bf16 x bf16 -> float32 for native autocast (cached by
+// shape), the reference loop for everything else.
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <array>
@@ -39,7 +40,7 @@ using Buffer = ScratchBuffer;
 // Everything a primitive depends on: dtype, thread count (oneDNN sizes its
 // work split when the primitive is created), shapes, strides, bias layout,
 // alpha and beta. A batch-stride-0 operand broadcasts (batch dim of 1).
-using Key = std::array<int64_t, 19>;  // see make_key
+using Key = std::array<int64_t, 20>;  // see make_key
 
 struct KeyHash {
   size_t operator()(const Key& k) const {
@@ -77,14 +78,14 @@ memory::desc matrix_desc(const MatrixRef& x, int64_t batch, int64_t b, int64_t r
 
 Entry make_entry(const GemmArgs& g) {
   Entry e;
-  auto dt = dnnl_type(g.dtype);
+  auto dt = dnnl_type(g.dtype), ct = dnnl_type(g.c_dtype);
   int64_t ba = batch_of(g.a, g.batch), bb = batch_of(g.b, g.batch);
   e.a = matrix_desc(g.a, g.batch, ba, g.m, g.k, dt);
   e.b = matrix_desc(g.b, g.batch, bb, g.k, g.n, dt);
-  e.c = matrix_desc(g.c, g.batch, g.batch, g.m, g.n, dt);
+  e.c = matrix_desc(g.c, g.batch, g.batch, g.m, g.n, ct);
   if (g.bias) {
-    e.bias = g.batch == 1 ? memory::desc({1, g.n}, dt, {g.n * g.bias_stride, g.bias_stride})
-                          : memory::desc({1, 1, g.n}, dt, {g.n * g.bias_stride, g.n * g.bias_stride,
+    e.bias = g.batch == 1 ? memory::desc({1, g.n}, ct, {g.n * g.bias_stride, g.bias_stride})
+                          : memory::desc({1, 1, g.n}, ct, {g.n * g.bias_stride, g.n * g.bias_stride,
                                                            g.bias_stride});
   }
   dnnl::primitive_attr attr;
@@ -119,6 +120,7 @@ Key make_key(const GemmArgs& g) {
   // Batch strides only matter with a batch (matrix_desc ignores them otherwise).
   auto bs = [&](const MatrixRef& x) { return g.batch == 1 ? 0 : x.batch_stride; };
   return {static_cast<int64_t>(g.dtype),
+          static_cast<int64_t>(g.c_dtype),
           get_num_threads(),
           g.batch,
           g.m,
@@ -235,31 +237,38 @@ void unpack(const float* src, int64_t batch, int64_t rows, int64_t cols, const M
 
 // A 16-bit float GEMM computed in float32 (converting in and out), the same
 // rounding as torch's bf16 GEMM: float accumulation, one rounding at the end.
-template <typename T>
+// T: a and b; C: c and bias (T, or float for bf16 -> float32).
+template <typename T, typename C = T>
 void run_via_float32(const GemmArgs& g) {
   int64_t ba = batch_of(g.a, g.batch), bb = batch_of(g.b, g.batch);
   Buffer a(sizeof(float) * ba * g.m * g.k), b(sizeof(float) * bb * g.k * g.n),
       c(sizeof(float) * g.batch * g.m * g.n), bias(g.bias ? sizeof(float) * g.n : 0);
   GemmArgs f = g;
   f.dtype = kFloat32;
+  f.c_dtype = kFloat32;
   f.a = {a.get(), ba == 1 ? 0 : g.m * g.k, g.k, 1};
   f.b = {b.get(), bb == 1 ? 0 : g.k * g.n, g.n, 1};
   f.c = {c.get(), g.m * g.n, g.n, 1};
   pack<float, T>(g.a, ba, g.m, g.k, static_cast<float*>(a.get()));
   pack<float, T>(g.b, bb, g.k, g.n, static_cast<float*>(b.get()));
-  if (g.beta.to_double() != 0.0) pack<float, T>(g.c, g.batch, g.m, g.n, static_cast<float*>(c.get()));
+  if (g.beta.to_double() != 0.0) pack<float, C>(g.c, g.batch, g.m, g.n, static_cast<float*>(c.get()));
   if (g.bias) {
-    pack<float, T>({const_cast<void*>(g.bias), 0, 0, g.bias_stride}, 1, 1, g.n,
+    pack<float, C>({const_cast<void*>(g.bias), 0, 0, g.bias_stride}, 1, 1, g.n,
                    static_cast<float*>(bias.get()));
     f.bias = bias.get();
     f.bias_stride = 1;
   }
   if (!run_dnnl(f)) matmul_ref(f);
-  unpack<T>(static_cast<const float*>(c.get()), g.batch, g.m, g.n, g.c);
+  unpack<C>(static_cast<const float*>(c.get()), g.batch, g.m, g.n, g.c);
 }
 
 void matmul_cpu(const GemmArgs& g) {
   if (g.batch == 0 || g.m == 0 || g.n == 0) return;
+  if (g.c_dtype != g.dtype) {  // bf16 x bf16 -> float32 (native autocast)
+    EMBER_ASSERT(g.dtype == kBFloat16 && g.c_dtype == kFloat32, "matmul: mixed dtypes are bf16 -> float32 only");
+    if (g.k == 0 || !run_dnnl(g)) run_via_float32<BFloat16, float>(g);
+    return;
+  }
   bool dnnl_dtype = g.dtype == kFloat32 || g.dtype == kBFloat16 || g.dtype == kFloat16;
   // oneDNN rejects k == 0; the reference loop handles it (c = beta * c + alpha * bias).
   if (!dnnl_dtype || g.k == 0) return matmul_ref(g);
