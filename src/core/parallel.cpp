@@ -4,7 +4,12 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <charconv>
+#include <cstdlib>
 #include <exception>
+#include <string_view>
+
+#include "core/cpu_quota.h"
 
 #include "ember/core/error.h"
 
@@ -15,6 +20,17 @@ int get_num_threads() { return omp_get_max_threads(); }
 void set_num_threads(int n) {
   EMBER_CHECK(n > 0, "set_num_threads: expected a positive thread count, got {}", n);
   omp_set_num_threads(n);
+}
+
+int default_num_threads() {
+  if (const char* env = std::getenv("OMP_NUM_THREADS")) {
+    std::string_view s(env);
+    int n = 0;
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
+    // "4" (or the first level of "4,2"); anything else falls through to the CPUs.
+    if (ec == std::errc() && n > 0 && (end == s.data() + s.size() || *end == ',')) return n;
+  }
+  return cpu_quota::threads_for(cpu_quota::affinity_cpus(), cpu_quota::quota_cpus("/sys/fs/cgroup"));
 }
 
 bool in_parallel_region() { return omp_in_parallel() != 0; }

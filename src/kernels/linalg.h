@@ -24,13 +24,15 @@ struct MatrixRef {
 // elements (stride bias_stride) added to every row. alpha scales the bias
 // too because that is what oneDNN's output scale does; callers pass a bias
 // only with alpha == 1. beta == 0 ignores c's old values (NaN included), as
-// BLAS and torch.addmm do. a and b have `dtype`, c and bias `c_dtype`: the
-// same, or float32 with bfloat16 a and b (native bf16 autocast); the caller
-// guarantees c does not overlap a, b or bias. Accumulation is in float for
-// float32 and the 16-bit floats, double for float64, int64 for integers.
+// BLAS and torch.addmm do. All operands have `dtype`, except that with
+// float32_c a and b are bfloat16 and c and bias float32 (native bf16
+// autocast); the caller guarantees c does not overlap a, b or bias.
+// Accumulation is in float for float32 and the 16-bit floats, double for
+// float64, int64 for integers.
 struct GemmArgs {
   ScalarType dtype = ScalarType::Float32;
-  ScalarType c_dtype = ScalarType::Float32;
+  bool float32_c = false;
+  ScalarType c_dtype() const { return float32_c ? ScalarType::Float32 : dtype; }
   int64_t batch = 1, m = 0, n = 0, k = 0;
   MatrixRef a, b, c;
   const void* bias = nullptr;
@@ -44,7 +46,7 @@ inline void run_matmul(const GemmArgs& args, Device device) {
   get_kernel<MatmulKernel>(Op::matmul, device)(args);
 }
 
-// The plain reference loop: every dtype but bool (c_dtype == dtype). It serves float64 and the
+// The plain reference loop: every dtype but bool (no float32_c). It serves float64 and the
 // integers in production and is what tests compare the oneDNN path against.
 void matmul_ref(const GemmArgs& args);
 

@@ -115,7 +115,7 @@ void gemm(const Tensor& a, const Tensor& b, const Tensor& out, const Tensor* bia
   int64_t d = out.dim() - 2;
   GemmArgs g;
   g.dtype = a.dtype();
-  g.c_dtype = out.dtype();
+  g.float32_c = out.dtype() != a.dtype();  // bf16 operands, float32 out (linalg_bf16.cpp)
   g.batch = d ? out.size(0) : 1;
   g.m = out.size(d);
   g.n = out.size(d + 1);

@@ -49,7 +49,9 @@ Schema base_schema() {
       {"train.seed", ValueType::Int, int64_t{0}, "seed of initialisation, data order, dropout and augmentation"},
       {"train.deterministic", ValueType::Bool, true,
        "same seed + same threads => bitwise-identical results (Ember's kernels are deterministic)"},
-      {"train.threads", ValueType::Int, int64_t{0}, "intra-op threads (0: all cores)", {}, "[0, 1024]"},
+      {"train.threads", ValueType::Int, int64_t{0},
+       "intra-op threads (0: OMP_NUM_THREADS, else the affinity mask's CPUs capped by the cgroup CPU quota)", {},
+       "[0, 1024]"},
       {"train.grad_accum_steps", ValueType::Int, int64_t{1}, "batches per optimizer step (effective batch = "
        "batch_size x steps)", {}, "[1, inf)"},
       {"train.grad_clip_norm", ValueType::Float, 0.0, "clip the global gradient norm to this (0: off)", {}, "[0, inf)"},

@@ -430,7 +430,11 @@ void Trainer::State::setup() {
 
   // Validate what can be validated before anything is written.
   int64_t threads = c.get_int("train.threads");
-  if (threads > 0) set_num_threads(static_cast<int>(threads));
+  if (threads > 0) {
+    set_num_threads(static_cast<int>(threads));
+  } else if (int fit = default_num_threads(); fit < get_num_threads()) {
+    set_num_threads(fit);  // OpenMP's default ignores a container's CPU quota
+  }
   EMBER_CHECK(c.get_int("train.epochs") >= 1, "train.epochs must be at least 1, got {}", c.get_int("train.epochs"));
   EMBER_CHECK(c.get_int("train.grad_accum_steps") >= 1, "train.grad_accum_steps must be at least 1, got {}",
               c.get_int("train.grad_accum_steps"));

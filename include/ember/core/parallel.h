@@ -32,6 +32,10 @@ constexpr int64_t kGrainSize = 32768;
 
 int get_num_threads();
 void set_num_threads(int n);
+// The threads a default run should use: OMP_NUM_THREADS when set, else the
+// CPUs of this process's affinity mask capped by its cgroup CPU quota
+// (cgroup v2 cpu.max, v1 cpu.cfs_quota_us / cpu.cfs_period_us; rounded up).
+int default_num_threads();
 bool in_parallel_region();
 
 // Runs f(chunk_begin, chunk_end) over [begin, end) split across threads when

@@ -78,7 +78,7 @@ memory::desc matrix_desc(const MatrixRef& x, int64_t batch, int64_t b, int64_t r
 
 Entry make_entry(const GemmArgs& g) {
   Entry e;
-  auto dt = dnnl_type(g.dtype), ct = dnnl_type(g.c_dtype);
+  auto dt = dnnl_type(g.dtype), ct = dnnl_type(g.c_dtype());
   int64_t ba = batch_of(g.a, g.batch), bb = batch_of(g.b, g.batch);
   e.a = matrix_desc(g.a, g.batch, ba, g.m, g.k, dt);
   e.b = matrix_desc(g.b, g.batch, bb, g.k, g.n, dt);
@@ -120,7 +120,7 @@ Key make_key(const GemmArgs& g) {
   // Batch strides only matter with a batch (matrix_desc ignores them otherwise).
   auto bs = [&](const MatrixRef& x) { return g.batch == 1 ? 0 : x.batch_stride; };
   return {static_cast<int64_t>(g.dtype),
-          static_cast<int64_t>(g.c_dtype),
+          g.float32_c,
           get_num_threads(),
           g.batch,
           g.m,
@@ -245,7 +245,7 @@ void run_via_float32(const GemmArgs& g) {
       c(sizeof(float) * g.batch * g.m * g.n), bias(g.bias ? sizeof(float) * g.n : 0);
   GemmArgs f = g;
   f.dtype = kFloat32;
-  f.c_dtype = kFloat32;
+  f.float32_c = false;
   f.a = {a.get(), ba == 1 ? 0 : g.m * g.k, g.k, 1};
   f.b = {b.get(), bb == 1 ? 0 : g.k * g.n, g.n, 1};
   f.c = {c.get(), g.m * g.n, g.n, 1};
@@ -264,8 +264,8 @@ void run_via_float32(const GemmArgs& g) {
 
 void matmul_cpu(const GemmArgs& g) {
   if (g.batch == 0 || g.m == 0 || g.n == 0) return;
-  if (g.c_dtype != g.dtype) {  // bf16 x bf16 -> float32 (native autocast)
-    EMBER_ASSERT(g.dtype == kBFloat16 && g.c_dtype == kFloat32, "matmul: mixed dtypes are bf16 -> float32 only");
+  if (g.float32_c) {  // bf16 x bf16 -> float32 (native autocast)
+    EMBER_ASSERT(g.dtype == kBFloat16, "matmul: float32_c takes bfloat16 operands, got {}", to_string(g.dtype));
     if (g.k == 0 || !run_dnnl(g)) run_via_float32<BFloat16, float>(g);
     return;
   }
