@@ -199,7 +199,9 @@ int run_export(const std::string& target, const std::string& which, std::string 
   }
   jit::ModelFile m;
   m.graph = jit::trace(*model, fn, batches[0], opts);
-  const jit::OptimizeResult optimized = jit::optimize(m.graph, level);
+  // ONNX files get the portable passes only (another runtime fuses for itself).
+  const jit::OptimizeResult optimized =
+      jit::optimize(m.graph, level, format == "onnx" ? jit::OptimizeTarget::portable : jit::OptimizeTarget::ember_runtime);
   m.graph = optimized.graph;
   m.source = {{"run_dir", fs::absolute(run_dir).lexically_normal().string()},
               {"checkpoint", fs::absolute(ckpt_path).lexically_normal().string()},

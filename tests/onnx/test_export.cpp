@@ -28,7 +28,7 @@ TEST(OnnxExport, EveryZooModelExportsAndPassesTheChecker) {
     for (bool dynamic : {false, true})
       for (int level : {0, 2}) {
         SCOPED_TRACE(fmt::format("{} dynamic={} optimize={}", c.name, dynamic, level));
-        const Graph g = optimize(onnx_test::trace_case(c, dynamic), level).graph;
+        const Graph g = optimize(onnx_test::trace_case(c, dynamic), level, OptimizeTarget::portable).graph;
         std::string bytes;
         ASSERT_NO_THROW(bytes = export_onnx_bytes(g)) << g.str();
         const onnx::ModelProto m = parse(bytes);

@@ -83,7 +83,7 @@ TEST(OnnxRoundTrip, EveryZooModelExportedAndImportedMatchesEager) {
       for (int level : {0, 2})
         for (int opset : {13, 17}) {
           SCOPED_TRACE(fmt::format("{} dynamic={} optimize={} opset={}", c.name, dynamic, level, opset));
-          const jit::Graph g = jit::optimize(onnx_test::trace_case(c, dynamic), level).graph;
+          const jit::Graph g = jit::optimize(onnx_test::trace_case(c, dynamic), level, jit::OptimizeTarget::portable).graph;
           jit::OnnxExportOptions o;
           o.opset = opset;
           const OnnxModel m = OnnxModel::parse(jit::export_onnx_bytes(g, o), c.name);

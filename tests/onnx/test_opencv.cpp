@@ -41,7 +41,7 @@ TEST(OnnxOpenCV, MLPCNNAndResNetMatchEmberWithin1e4) {
     if (c.name != "mlp" && c.name != "cnn" && c.name != "resnet") continue;
     for (int level : {0, 2}) {
       SCOPED_TRACE(fmt::format("{} optimize={}", c.name, level));
-      const Graph g = optimize(onnx_test::trace_case(c, false), level).graph;
+      const Graph g = optimize(onnx_test::trace_case(c, false), level, OptimizeTarget::portable).graph;
       const std::string bytes = export_onnx_bytes(g);
       const Tensor want = c.fn(c.example)[0];
       Tensor got;

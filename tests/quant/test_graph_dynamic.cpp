@@ -109,7 +109,11 @@ TEST(GraphQuantizeDynamic, Version1FilesLoadAndCannotHoldInt8Nodes) {
   std::filesystem::remove(path);
 }
 
-TEST(GraphQuantizeDynamic, LstmProjectionsNearFloatAndPyTorch) {
+// Recurrent layers trace as one rnn_layer node (issue 14's dynamic sequence
+// length), whose projections run inside the layer: the pass keeps them in
+// float and says so until an int8 rnn_layer exists. The PyTorch reference
+// (lstm.int8, within 0.02) is kept for that.
+TEST(GraphQuantizeDynamic, LstmLayersAreListedAsKeptFloat) {
   nn::LSTM lstm(8, 12);
   StateDict d;
   for (const char* k : {"weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0"})
@@ -119,19 +123,13 @@ TEST(GraphQuantizeDynamic, LstmProjectionsNearFloatAndPyTorch) {
   auto fn = [&](const std::vector<Tensor>& in) { return std::vector<Tensor>{lstm.forward(in[0]).first}; };
   jit::Graph g = jit::trace(lstm, fn, {x});
   jit::DynamicQuantizeResult r = jit::quantize_dynamic(g);
-  // The input projection once, the hidden projection once per step (5), all from 2 weights.
-  EXPECT_EQ(count_kind(r.graph, jit::kLinearDynamicInt8), 6) << r.str();
-  EXPECT_EQ(count_kind(r.graph, "matmul"), 0);
-  int64_t int8_constants = 0;
-  for (const jit::Constant& c : r.graph.constants) int8_constants += c.data.dtype() == kInt8;
-  EXPECT_EQ(int8_constants, 2);
+  EXPECT_EQ(count_kind(r.graph, jit::kLinearDynamicInt8), 0) << r.str();
+  EXPECT_EQ(count_kind(r.graph, "rnn_layer"), 1);
+  ASSERT_EQ(r.kept_float.size(), 1u) << r.str();
+  EXPECT_NE(r.kept_float[0].second.find("rnn_layer"), std::string::npos) << r.str();
+  // Still float: PyTorch's float LSTM on the same weights (1e-5).
   Tensor y = jit::run(r.graph, {x})[0];
-  Tensor yf = qref("lstm.float").to(kFloat32), yt = qref("lstm.int8").to(kFloat32);
-  // Outputs are in (-1, 1); the stated tolerance for int8 vs float and vs
-  // PyTorch's dynamic LSTM (onednn engine) is 0.02 absolute.
-  EXPECT_LE((y - yf).abs().max().item<double>(), 0.02);
-  EXPECT_LE((y - yt).abs().max().item<double>(), 0.02);
-  EXPECT_GT((y - yf).abs().max().item<double>(), 0.0);
+  EXPECT_LE((y - qref("lstm.float").to(kFloat32)).abs().max().item<double>(), 1e-5);
 }
 
 // q @ k^T of two activations has no weight to quantize.

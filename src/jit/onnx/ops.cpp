@@ -194,6 +194,10 @@ std::string pool(LowerCtx& c, const std::string& kind, const std::string& x, con
 
 void lower_conv2d(LowerCtx& c) {
   Builder& b = c.b;
+  for (const char* runtime_only : {"residual", "post_activation"})
+    if (c.n.find(runtime_only))
+      c.fail(fmt::format("its '{}' attribute is a fusion of Ember's runtime; export a graph optimised with "
+                         "OptimizeTarget::portable", runtime_only));
   const std::vector<int64_t> s = c.n.attr_ints("stride"), d = c.n.attr_ints("dilation"), p = c.n.attr_ints("padding");
   if (s.size() != 2 || d.size() != 2 || p.size() != 4) c.fail("stride, dilation and padding need 2, 2 and 4 values");
   const std::vector<int64_t> x = c.g.type(c.n.inputs.at(0)).sizes(), w = c.g.type(c.n.inputs.at(1)).sizes();

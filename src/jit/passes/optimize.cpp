@@ -23,7 +23,7 @@ std::string OptimizeResult::str() const {
   return s;
 }
 
-OptimizeResult optimize(const Graph& g, int level) {
+OptimizeResult optimize(const Graph& g, int level, OptimizeTarget target) {
   EMBER_CHECK(level >= 0 && level <= kMaxOptimizeLevel, "jit::optimize: level must be 0 to {}, got {}",
               kMaxOptimizeLevel, level);
   OptimizeResult r;
@@ -43,7 +43,10 @@ OptimizeResult optimize(const Graph& g, int level) {
     apply("fold_constants", fold_constants);
     apply("fold_batch_norm", fold_batch_norm);
   }
-  if (level >= 2) {
+  if (level >= 2 && target == OptimizeTarget::portable) {
+    apply("fuse_activations", fuse_activations);
+    apply("fuse_pooling", fuse_pooling);
+  } else if (level >= 2) {
     apply("fuse_activations", fuse_activations);
     apply("fuse_residual_add", fuse_residual_add);
     apply("fuse_activations", fuse_activations);  // the activation after a fused residual add
@@ -55,7 +58,7 @@ OptimizeResult optimize(const Graph& g, int level) {
   // flow]), so folding finds nothing in them, but identities and fusions do.
   if (level >= 1)
     for (Node& n : r.graph.nodes)
-      for (std::shared_ptr<const Graph>& sub : n.subgraphs) sub = std::make_shared<const Graph>(optimize(*sub, level).graph);
+      for (std::shared_ptr<const Graph>& sub : n.subgraphs) sub = std::make_shared<const Graph>(optimize(*sub, level, target).graph);
   check_graph(r.graph, "jit::optimize");
   return r;
 }

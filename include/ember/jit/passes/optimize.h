@@ -34,7 +34,14 @@ struct OptimizeResult {
 
 constexpr int kMaxOptimizeLevel = 2;
 
+// What the graph is optimised for. Ember's runtime gets every pass of the
+// level; a graph for another runtime (ONNX export) only the portable ones:
+// level 2 stops after the activation and pooling fusions, since residual-add
+// fusion, fused elementwise chains and prepared kernels are Ember's own
+// (their nodes have no ONNX form, and the other runtime fuses for itself).
+enum class OptimizeTarget { ember_runtime, portable };
+
 // Throws for a level outside 0..kMaxOptimizeLevel.
-OptimizeResult optimize(const Graph& g, int level);
+OptimizeResult optimize(const Graph& g, int level, OptimizeTarget target = OptimizeTarget::ember_runtime);
 
 }  // namespace ember::jit
