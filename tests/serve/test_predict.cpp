@@ -35,6 +35,8 @@ using testing::RunningServer;
 
 const char* kTransform = R"({"kind":"image","channels":1,"size":[12,12],"mean":[0.5],"std":[0.25]})";
 
+const char* kStandardize = R"({"kind":"standardize","mean":[1.0,-2.0,0.5],"std":[2.0,4.0,0.25]})";
+
 // A 12x12 grey CNN with 5 classes ("cnn": with its input transform and class
 // names; "bare": neither), a Linear(3, 4) for CSV rows ("rows", classes
 // named) and a two-input model ("pair").
@@ -53,9 +55,11 @@ class PredictModels {
     bare = save(cnn_model, "bare", {randn({2, 1, 12, 12})}, {});
     nn::Linear lin(3, 4);
     rows = save(lin, "rows", {randn({2, 3})}, {{"class_names", "a,b,c,d"}});
+    // The same layer for a CSV run that standardised its features.
+    scaled = save(lin, "scaled", {randn({2, 3})}, {{"class_names", "a,b,c,d"}, {"input_transform", kStandardize}});
   }
   ~PredictModels() { fs::remove_all(dir_); }
-  std::string cnn, bare, rows;
+  std::string cnn, bare, rows, scaled;
   fs::path dir() const { return dir_; }
 
  private:
@@ -156,6 +160,26 @@ TEST(ServePredict, CsvRowsAsEmberInferReadsThem) {
   Tensor x = tensor<float>({1, 2, 3, -0.5f, 4, 0.1f}, {2, 3});
   for (int64_t row = 0; row < 2; ++row)
     expect_top(j["predictions"][static_cast<size_t>(row)], probabilities(models().rows, x, row), {"a", "b", "c", "d"}, 3);
+}
+
+// A CSV run's model (input_transform of kind standardize) gets raw rows and
+// standardises them as the run did: the answer is the graph's on (x - mean) / std.
+TEST(ServePredict, CsvRowsAreStandardisedAsTheRunRecorded) {
+  RunningServer s({models().scaled}, {});
+  httplib::Client c = s.client();
+  auto r = c.Post("/v1/models/scaled/predict?top_k=4", "3,2,1\n-1,-6,0.75\n", "text/csv");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  json j = json::parse(r->body);
+  ASSERT_EQ(j.at("predictions").size(), 2u);
+  // (3 - 1) / 2, (2 + 2) / 4, (1 - 0.5) / 0.25 = 1, 1, 2; then -1, -1, 1.
+  Tensor x = tensor<float>({1, 1, 2, -1, -1, 1}, {2, 3});
+  for (int64_t row = 0; row < 2; ++row)
+    expect_top(j["predictions"][static_cast<size_t>(row)], probabilities(models().scaled, x, row), {"a", "b", "c", "d"}, 4);
+  auto bad = c.Post("/v1/models/scaled/predict", "1,2\n", "text/csv");
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->status, 400);
+  EXPECT_NE(bad->body.find("2 values per row, but model 'scaled' standardises 3 features"), std::string::npos) << bad->body;
 }
 
 struct PredictError {
