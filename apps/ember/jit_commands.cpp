@@ -82,15 +82,6 @@ data::Sample unflatten(const std::vector<Tensor>& in) {
   return data::Sample::tuple(std::move(items));
 }
 
-bool fits(const jit::Graph& g, const std::vector<Tensor>& inputs) {
-  try {
-    jit::check_inputs(g, inputs);
-    return true;
-  } catch (const Error&) {
-    return false;
-  }
-}
-
 // "batch,seq" -> {"batch", "seq"}; empty -> {}.
 std::vector<std::string> split_dims(const std::string& list) {
   std::vector<std::string> out;
@@ -123,7 +114,7 @@ int write_onnx(const jit::ModelFile& m, const std::string& output, int opset, bo
     const runtime::Session session(output);
     std::vector<std::string> names;
     for (size_t b = 0; b < batches.size(); ++b) {
-      if (!fits(m.graph, batches[b])) continue;
+      if (!jit::accepts_inputs(m.graph, batches[b])) continue;
       const std::vector<Tensor> want = fn(batches[b]), got = session.run(batches[b]);
       for (size_t k = 0; k < want.size(); ++k) {
         const Tensor w = want[k].to(kFloat64), g = got.at(k).to(kFloat64);
@@ -246,7 +237,7 @@ int run_export(const std::string& target, const std::string& which, std::string 
     if (level > 0) vo.tol = {1e-5, 1e-6};
     vo.seed = static_cast<uint64_t>(c.get_int("train.seed"));
     // The next test batch: real data the trace did not see (a short last batch has another shape).
-    if (batches.size() > 1 && fits(back.graph, batches[1])) vo.extra_cases.emplace_back("test batch 1", batches[1]);
+    if (batches.size() > 1 && jit::accepts_inputs(back.graph, batches[1])) vo.extra_cases.emplace_back("test batch 1", batches[1]);
     const jit::VerifyReport r = jit::verify_export(*model, fn, back.graph, batches[0], vo);
     std::istringstream lines(r.str());
     for (std::string line; std::getline(lines, line);) std::printf("verify %s\n", line.c_str());

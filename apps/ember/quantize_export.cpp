@@ -37,14 +37,6 @@ std::vector<Tensor> inputs_of(const data::Sample& s) {
   return out;
 }
 
-bool fits(const jit::Graph& g, const std::vector<Tensor>& inputs) {
-  try {
-    jit::check_inputs(g, inputs);
-    return true;
-  } catch (const Error&) {
-    return false;
-  }
-}
 
 // Top-1 accuracy and run time of both sessions over the batches that fit the
 // graph's signature (all of them with --dynamic batch).
@@ -55,7 +47,7 @@ std::pair<Eval, Eval> evaluate(const runtime::Session& f, const runtime::Session
   bool warm = false;
   for (data::Sample& batch : *loader) {
     std::vector<Tensor> in = inputs_of(batch[0]);
-    if (!fits(f.model().graph, in)) continue;
+    if (!jit::accepts_inputs(f.model().graph, in)) continue;
     const Tensor& target = batch[1].tensor();
     EMBER_CHECK(target.dtype() == kInt64 && target.dim() == 1,
                 "export --quantize: accuracy needs class labels (int64 [batch]), the run's targets are {}[{}]",

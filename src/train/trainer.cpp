@@ -58,21 +58,15 @@ double peak_rss_mib() {
   return 0.0;
 }
 
-std::string timestamp() {
+// Now, as local time for run directory names or as UTC (ISO 8601) for the history.
+enum class Clockface { local_compact, utc_iso };
+std::string timestamp(Clockface face = Clockface::local_compact) {
   std::time_t t = std::time(nullptr);
   std::tm tm{};
-  localtime_r(&t, &tm);
+  if (face == Clockface::utc_iso) gmtime_r(&t, &tm);
+  else localtime_r(&t, &tm);
   char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y%m%d-%H%M%S", &tm);
-  return buf;
-}
-
-std::string timestamp_utc() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  std::strftime(buf, sizeof(buf), face == Clockface::utc_iso ? "%Y-%m-%dT%H:%M:%SZ" : "%Y%m%d-%H%M%S", &tm);
   return buf;
 }
 
@@ -292,7 +286,7 @@ struct Trainer::State {
 // This process's entry in the run's history.
 void Trainer::State::record_command() {
   nlohmann::ordered_json e;
-  e["time"] = timestamp_utc();
+  e["time"] = timestamp(Clockface::utc_iso);
   e["command"] = options.command_line.empty() ? "(C++ API)" : options.command_line;
   e["after_epoch"] = epoch;
   nlohmann::ordered_json changes = nlohmann::ordered_json::object();

@@ -11,6 +11,7 @@
 #include <map>
 #include <regex>
 
+#include "cli_util.h"
 #include "ember/ember.h"
 #include "ember/io/npy.h"
 
@@ -18,22 +19,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int code;
-  std::string output;  // stdout + stderr
-};
-
-Result ember_cli(const std::string& args) {
-  std::string cmd = std::string(EMBER_CLI) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  while (size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
-  int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+using Result = ember::testing::CliResult;
+using ember::testing::contains;
+using ember::testing::run_cli;
 
 // The "N: label" prediction lines of `ember infer`.
 std::string predictions(const std::string& out) {
@@ -48,13 +36,13 @@ TEST(CliOnnx, ExportInspectAndInferAnOnnxFile) {
   const fs::path root = fs::temp_directory_path() / fmt::format("ember_cli_onnx_{}", ::getpid());
   fs::remove_all(root);
   const std::string cfg = std::string(EMBER_SOURCE_DIR) + "/configs/fashion_mnist_cnn.yaml";
-  Result t = ember_cli("train " + cfg +
+  Result t = run_cli("train " + cfg +
                        " model.channels=[4,8] model.hidden=16 data.limit_train=256 data.limit_test=96 "
                        "data.batch_size=32 train.epochs=1 train.threads=2 log.root=" + root.string() + " log.name=exp");
   ASSERT_EQ(t.code, 0) << t.output;
   const fs::path run = fs::directory_iterator(root)->path();
 
-  Result e = ember_cli("export " + run.string() + " --format onnx --opset 13 --dynamic batch");
+  Result e = run_cli("export " + run.string() + " --format onnx --opset 13 --dynamic batch");
   ASSERT_EQ(e.code, 0) << e.output;
   EXPECT_TRUE(contains(e.output, "verify test batch 0: output: max abs diff")) << e.output;
   EXPECT_TRUE(contains(e.output, "verify test batch 1: output: max abs diff")) << e.output;
@@ -77,26 +65,26 @@ TEST(CliOnnx, ExportInspectAndInferAnOnnxFile) {
     EXPECT_TRUE(contains(meta["class_names"], "Bag")) << meta["class_names"];
   }
 
-  Result i = ember_cli("inspect " + onnx_path.string());
+  Result i = run_cli("inspect " + onnx_path.string());
   ASSERT_EQ(i.code, 0) << i.output;
   EXPECT_TRUE(contains(i.output, "ONNX model, opset 13")) << i.output;
   EXPECT_TRUE(contains(i.output, "  input: float32[batch=1, 1, 28, 28]\n")) << i.output;
   EXPECT_TRUE(std::regex_search(i.output, std::regex("  Conv +2\n"))) << i.output;
 
   // The same predictions from the .ember and the .onnx export of the run.
-  ASSERT_EQ(ember_cli("export " + run.string() + " --dynamic batch --no-verify").code, 0);
+  ASSERT_EQ(run_cli("export " + run.string() + " --dynamic batch --no-verify").code, 0);
   ember::manual_seed(3);
   const fs::path x = root / "x.npy";
   ember::io::save_npy(x.string(), ember::randn({12, 1, 28, 28}));
-  Result a = ember_cli("infer " + (run / "model.ember").string() + " " + x.string());
-  Result b = ember_cli("infer " + onnx_path.string() + " " + x.string());
+  Result a = run_cli("infer " + (run / "model.ember").string() + " " + x.string());
+  Result b = run_cli("infer " + onnx_path.string() + " " + x.string());
   ASSERT_EQ(a.code, 0) << a.output;
   ASSERT_EQ(b.code, 0) << b.output;
   EXPECT_EQ(predictions(b.output), predictions(a.output));
   EXPECT_TRUE(contains(b.output, "0: ")) << b.output;
 
   // An opset ONNX export does not support is refused by the option's range.
-  EXPECT_NE(ember_cli("export " + run.string() + " --format onnx --opset 18").code, 0);
+  EXPECT_NE(run_cli("export " + run.string() + " --format onnx --opset 18").code, 0);
   fs::remove_all(root);
 }
 

@@ -12,6 +12,7 @@
 #include <regex>
 #include <string>
 
+#include "cli_util.h"
 #include "ember/ember.h"
 #include "ember/jit/interpreter.h"
 #include "ember/jit/model_file.h"
@@ -20,22 +21,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int code;
-  std::string output;  // stdout + stderr
-};
-
-Result ember_cli(const std::string& args) {
-  std::string cmd = std::string(EMBER_CLI) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  while (size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
-  int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+using Result = ember::testing::CliResult;
+using ember::testing::contains;
+using ember::testing::run_cli;
 
 class CliQuantize : public ::testing::Test {
  protected:
@@ -43,7 +31,7 @@ class CliQuantize : public ::testing::Test {
     root_ = fs::temp_directory_path() / ("ember_cli_quantize_" + std::to_string(::getpid()));
     fs::remove_all(root_);
     std::string cfg = std::string(EMBER_SOURCE_DIR) + "/configs/fashion_mnist_mlp.yaml";
-    Result r = ember_cli("train " + cfg +
+    Result r = run_cli("train " + cfg +
                          " model.hidden=[64] data.limit_train=512 data.limit_test=200 data.batch_size=50 "
                          "train.epochs=1 train.threads=2 log.root=" +
                          root_.string() + " log.name=q");
@@ -57,7 +45,7 @@ fs::path CliQuantize::root_, CliQuantize::run_;
 
 TEST_F(CliQuantize, DynamicReportsAccuracySizesAndSpeedup) {
   const fs::path out = root_ / "q.ember";
-  Result e = ember_cli("export " + run_.string() + " --dynamic batch --quantize dynamic -o " + out.string());
+  Result e = run_cli("export " + run_.string() + " --dynamic batch --quantize dynamic -o " + out.string());
   ASSERT_EQ(e.code, 0) << e.output;
   std::smatch m;
   const std::string& o = e.output;
@@ -83,14 +71,14 @@ TEST_F(CliQuantize, DynamicReportsAccuracySizesAndSpeedup) {
   EXPECT_EQ(matmuls, 0);
   EXPECT_TRUE(contains(file.source.at("quantize"), "dynamic int8"));
   // The runtime and `ember inspect` read it.
-  Result i = ember_cli("inspect " + out.string());
+  Result i = run_cli("inspect " + out.string());
   EXPECT_EQ(i.code, 0) << i.output;
   EXPECT_TRUE(contains(i.output, "linear_dynamic_int8")) << i.output;
 }
 
 TEST_F(CliQuantize, AccuracyDropOverTheLimitFails) {
   // A negative limit demands int8 beat float by 100 points: never met.
-  Result e = ember_cli("export " + run_.string() + " --dynamic batch --quantize dynamic --max-accuracy-drop -100 -o " +
+  Result e = run_cli("export " + run_.string() + " --dynamic batch --quantize dynamic --max-accuracy-drop -100 -o " +
                        (root_ / "fail.ember").string());
   EXPECT_EQ(e.code, 1) << e.output;
   EXPECT_TRUE(contains(e.output, "wrote (accuracy FAILED)")) << e.output;
@@ -98,7 +86,7 @@ TEST_F(CliQuantize, AccuracyDropOverTheLimitFails) {
 }
 
 TEST_F(CliQuantize, StaticIsRefusedUntilItExists) {
-  Result e = ember_cli("export " + run_.string() + " --quantize static -o " + (root_ / "s.ember").string());
+  Result e = run_cli("export " + run_.string() + " --quantize static -o " + (root_ / "s.ember").string());
   EXPECT_NE(e.code, 0);
   EXPECT_TRUE(contains(e.output, "--quantize static is not implemented yet")) << e.output;
 }

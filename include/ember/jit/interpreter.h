@@ -29,6 +29,9 @@ bool is_chainable_elementwise(const std::string& kind);
 
 // Throws naming the input, the expected type (with symbolic dims) and what it got.
 void check_inputs(const Graph& g, const std::vector<Tensor>& inputs);
+// Whether check_inputs would accept these inputs (a test batch that fits a
+// fixed-size graph, say).
+bool accepts_inputs(const Graph& g, const std::vector<Tensor>& inputs);
 // The symbolic dims' values these inputs give (checked as check_inputs does).
 SymbolValues bind_symbols(const Graph& g, const std::vector<Tensor>& inputs);
 

@@ -912,6 +912,15 @@ SymbolValues bind_symbols(const Graph& g, const std::vector<Tensor>& inputs) {
 
 void check_inputs(const Graph& g, const std::vector<Tensor>& inputs) { bind_symbols(g, inputs); }
 
+bool accepts_inputs(const Graph& g, const std::vector<Tensor>& inputs) {
+  try {
+    bind_symbols(g, inputs);
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
 // ---- PreparedGraph ----
 
 struct PreparedGraph::State {
