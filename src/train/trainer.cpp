@@ -640,7 +640,7 @@ bool Trainer::State::train_one_epoch(MetricsTable::Row& row) {
     if (options.on_batch_end) options.on_batch_end(epoch, i);
     // Stop at an optimizer-step boundary, unless the epoch is done anyway.
     const bool step_boundary = (i + 1) % accum == 0;
-    if (InterruptGuard::requested() && options.handle_interrupts && step_boundary && i + 1 < n_batches) {
+    if (world == 1 && options.handle_interrupts && InterruptGuard::requested() && step_boundary && i + 1 < n_batches) {
       progress.finish();
       partial_epoch = {{"batch", i + 1},
                        {"images", images},
@@ -744,17 +744,20 @@ std::vector<std::pair<std::string, double>> Trainer::State::final_test() {
 
 TrainResult Trainer::fit() {
   State& s = *s_;
+  // Installed before setup, so a signal while the data loads is honoured
+  // at the first step rather than killing the process.
+  std::optional<InterruptGuard> signals;
+  if (s.options.handle_interrupts) signals.emplace();
   s.setup();
+  // A world of one only: ranks would stop at different steps (mpirun
+  // forwards the signal to each), and a collective would wait forever.
+  if (s.world > 1) signals.reset();
   const Config& c = s.config;
   const int64_t epochs = c.get_int("train.epochs");
   const int64_t every = std::max<int64_t>(1, c.get_int("train.checkpoint.every"));
   const fs::path dir(s.run_dir);
   int64_t ran = 0;
   bool interrupted = false;
-  std::optional<InterruptGuard> signals;
-  // A world of one only: ranks would stop at different steps (mpirun
-  // forwards the signal to each), and a collective would wait forever.
-  if (s.options.handle_interrupts && s.world == 1) signals.emplace();
   auto stop_for_signal = [&] {
     interrupted = true;
     s.log->line(fmt::format("{} at epoch {}{}: last.ckpt saved; continue with: ember train --resume {}",
