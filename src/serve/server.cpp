@@ -155,7 +155,7 @@ void Server::Impl::routes() {
   };
   http.Get("/v2/health/live", [](const httplib::Request&, httplib::Response& res) { send_json(res, 200, json::object()); });
   http.Get("/v2/health/ready", [](const httplib::Request&, httplib::Response& res) { send_json(res, 200, json::object()); });
-  http.Get("/v2", [this](const httplib::Request&, httplib::Response& res) {
+  http.Get("/v2", [](const httplib::Request&, httplib::Response& res) {
     send_json(res, 200, json{{"name", "ember"}, {"version", version()}, {"extensions", json::array()}});
   });
   http.Get(R"(/v2/models/([^/]+))", guarded([this](const httplib::Request& req, httplib::Response& res) {

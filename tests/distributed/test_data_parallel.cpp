@@ -101,7 +101,7 @@ TEST(DistributedDataParallel, RanksWithBatchBMatchOneProcessWithGlobalBatchLSTM)
   const int64_t B = 3, T = 6;
   auto ref = make_lstm(11);
   auto ddp = std::make_shared<DistributedDataParallel>(make_lstm(11 + pg->rank()), pg);
-  auto forward = [T](nn::Module& m, int s, int64_t begin, int64_t count, DistributedDataParallel* d) {
+  auto forward = [](nn::Module& m, int s, int64_t begin, int64_t count, DistributedDataParallel* d) {
     Generator gen(300 + static_cast<uint64_t>(s));
     const int64_t rows = world()->size() * 3;
     Tensor tokens = randint(1, 30, {rows, T}, kInt64, &gen).narrow(0, begin, count).contiguous();

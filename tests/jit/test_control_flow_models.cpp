@@ -124,6 +124,7 @@ class LoopGRU : public nn::Module {
     fc = register_module("fc", std::make_shared<nn::Linear>(hidden, classes));
   }
 
+  using nn::Module::forward;  // this one takes the lengths too
   Tensor forward(const Tensor& x, const Tensor& lengths) {
     Tensor h0 = zeros({x.size(0), hidden_});
     Tensor t0 = zeros({}, TensorOptions().dtype(kInt64));

@@ -48,6 +48,7 @@ Tensor lengths_of(std::vector<int64_t> v) {
 class LoopModel : public nn::Module {
  public:
   LoopModel() : nn::Module("LoopModel") { fc = register_module("fc", std::make_shared<nn::Linear>(4, 3)); }
+  using nn::Module::forward;  // this one takes the lengths too
   Tensors forward(const Tensor& x, const Tensor& lengths) {
     Tensor acc = zeros({x.size(0), x.size(2)});
     Tensor t0 = zeros({}, TensorOptions().dtype(kInt64));
