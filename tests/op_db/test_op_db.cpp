@@ -1,0 +1,307 @@
+// The generic checks every op_db entry gets (see op_db.h), against the
+// reference cases PyTorch 1.13 wrote into tests/data/op_db/<group>.safetensors
+// (tests/data/op_db/gen_<group>.py, float64 unless the op says otherwise).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "ember/autograd/gradcheck.h"
+#include "ember/io/safetensors.h"
+#include "op_db.h"
+
+using namespace ember;
+using namespace ember::op_db;
+
+namespace {
+
+const StateDict& reference(const std::string& group) {
+  static std::map<std::string, StateDict> files;
+  auto it = files.find(group);
+  if (it == files.end()) {
+    std::string path = std::string(EMBER_TEST_DATA_DIR) + "/op_db/" + group + ".safetensors";
+    it = files.emplace(group, safetensors::load_file(path)).first;
+  }
+  return it->second;
+}
+
+std::string case_key(const OpInfo& info) { return info.op + "." + info.variant; }
+
+bool has(const OpInfo& info, const std::string& field) {
+  return reference(info.group).contains(case_key(info) + "." + field);
+}
+
+Tensor ref(const OpInfo& info, const std::string& field) {
+  return reference(info.group).at(case_key(info) + "." + field);
+}
+
+Tensors inputs_of(const OpInfo& info) {
+  Tensors xs;
+  for (int i = 0; has(info, "x" + std::to_string(i)); ++i) xs.push_back(ref(info, "x" + std::to_string(i)));
+  return xs;
+}
+
+int num_outputs(const OpInfo& info) {
+  int n = 0;
+  while (has(info, "y" + std::to_string(n))) ++n;
+  return n;
+}
+
+struct Tolerance {
+  double rtol, atol;
+};
+
+Tolerance tolerance_for(const OpInfo& info, ScalarType dtype) {
+  switch (dtype) {
+    case kFloat32: return {std::max(info.rtol, 1e-5), std::max(info.atol, 1e-6)};
+    case kBFloat16: return {std::max(info.rtol, 1.6e-2), std::max(info.atol, 1e-2)};
+    case kFloat16: return {std::max(info.rtol, 2e-3), std::max(info.atol, 1e-3)};
+    default: return {info.rtol, info.atol};
+  }
+}
+
+// NaN matches NaN, infinities match exactly, integers and bools exactly.
+void expect_matches(const Tensor& got, const Tensor& want, const std::string& what, Tolerance tol) {
+  ASSERT_TRUE(got.defined()) << what << ": undefined";
+  ASSERT_EQ(got.sizes().vec(), want.sizes().vec()) << what << ": shape";
+  std::vector<double> g = got.to_vector<double>(), w = want.to_vector<double>();
+  bool exact = !want.is_floating_point();
+  for (size_t i = 0; i < g.size(); ++i) {
+    if (std::isnan(w[i])) {
+      ASSERT_TRUE(std::isnan(g[i])) << what << " at flat index " << i << ": got " << g[i] << ", want nan";
+    } else if (exact || std::isinf(w[i])) {
+      ASSERT_EQ(g[i], w[i]) << what << " at flat index " << i;
+    } else {
+      ASSERT_NEAR(g[i], w[i], tol.atol + tol.rtol * std::fabs(w[i])) << what << " at flat index " << i;
+    }
+  }
+}
+
+// The same values through a view with doubled strides.
+Tensor non_contiguous(const Tensor& x) {
+  if (x.dim() == 0 || x.numel() < 2) return x;
+  return stack({x, x}, -1).select(-1, 0);
+}
+
+class OpDb : public ::testing::TestWithParam<size_t> {
+ protected:
+  const OpInfo& info() const { return registry().at(GetParam()); }
+};
+
+TEST_P(OpDb, ForwardMatchesPyTorch) {
+  const OpInfo& op = info();
+  ASSERT_TRUE(has(op, "x0") || has(op, "y0"))
+      << case_key(op) << ": no reference case in tests/data/op_db/" << op.group
+      << ".safetensors (add it to tests/data/op_db/gen_" << op.group << ".py and rerun it)";
+  Tensors ys = op.fn(inputs_of(op));
+  ASSERT_EQ(static_cast<int>(ys.size()), num_outputs(op)) << "number of outputs";
+  for (size_t k = 0; k < ys.size(); ++k) {
+    Tensor want = ref(op, "y" + std::to_string(k));
+    EXPECT_EQ(ys[k].dtype(), want.dtype()) << "output " << k << " dtype";
+    expect_matches(ys[k], want, "output " + std::to_string(k), {op.rtol, op.atol});
+  }
+}
+
+TEST_P(OpDb, NonContiguousInputs) {
+  const OpInfo& op = info();
+  Tensors xs = inputs_of(op);
+  for (Tensor& x : xs) x = non_contiguous(x);
+  Tensors ys = op.fn(xs);
+  ASSERT_EQ(static_cast<int>(ys.size()), num_outputs(op));
+  for (size_t k = 0; k < ys.size(); ++k)
+    expect_matches(ys[k], ref(op, "y" + std::to_string(k)), "output " + std::to_string(k), {op.rtol, op.atol});
+}
+
+TEST_P(OpDb, GradientMatchesPyTorch) {
+  const OpInfo& op = info();
+  if (!op.differentiable) GTEST_SKIP() << op.op << " is marked not differentiable";
+  Tensors xs = inputs_of(op);
+  for (Tensor& x : xs)
+    if (x.is_floating_point()) x = x.clone().detach().requires_grad_();
+  Tensors ys = op.fn(xs);
+  Tensor loss;
+  for (size_t k = 0; k < ys.size(); ++k) {
+    std::string gy = "gy" + std::to_string(k);
+    if (!has(op, gy)) continue;
+    Tensor term = (ys[k] * ref(op, gy)).sum();
+    loss = loss.defined() ? loss + term : term;
+  }
+  ASSERT_TRUE(loss.defined()) << case_key(op) << ": differentiable but its reference case has no gy";
+  loss.backward();
+  for (size_t i = 0; i < xs.size(); ++i) {
+    std::string gx = "gx" + std::to_string(i);
+    if (!has(op, gx)) continue;
+    Tensor got = xs[i].grad();
+    if (!got.defined()) got = zeros_like(xs[i]);
+    expect_matches(got, ref(op, gx), "gradient of input " + std::to_string(i), {op.rtol, op.atol});
+  }
+}
+
+TEST_P(OpDb, FiniteDifferences) {
+  const OpInfo& op = info();
+  if (!op.differentiable || !op.gradcheck) GTEST_SKIP() << op.op << ": no finite-difference check";
+  Tensors xs = inputs_of(op);
+  bool any = false;
+  for (Tensor& x : xs) {
+    if (x.dtype() != kFloat64) continue;
+    x = x.clone().detach().requires_grad_();
+    any = true;
+  }
+  ASSERT_TRUE(any) << "gradcheck needs a float64 input";
+  autograd::gradcheck(
+      [&](const variable_list& in) {
+        variable_list out;
+        for (Tensor& y : op.fn(in))
+          if (y.is_floating_point()) out.push_back(y);
+        return out;
+      },
+      xs);
+}
+
+TEST_P(OpDb, OtherDtypes) {
+  const OpInfo& op = info();
+  if (op.dtypes.empty()) GTEST_SKIP() << "float64 only";
+  for (ScalarType dt : op.dtypes) {
+    Tensors xs = inputs_of(op);
+    for (Tensor& x : xs)
+      if (x.is_floating_point()) x = x.to(dt);
+    Tensors ys = op.fn(xs);
+    ASSERT_EQ(static_cast<int>(ys.size()), num_outputs(op));
+    for (size_t k = 0; k < ys.size(); ++k) {
+      Tensor want = ref(op, "y" + std::to_string(k));
+      std::string what = fmt::format("{} output {}", to_string(dt), k);
+      if (want.is_floating_point()) EXPECT_EQ(ys[k].dtype(), dt) << what << " dtype";
+      expect_matches(ys[k], want, what, tolerance_for(op, dt));
+    }
+  }
+}
+
+std::string test_name(const ::testing::TestParamInfo<size_t>& p) {
+  const OpInfo& op = registry().at(p.param);
+  std::string name = op.op + "_" + op.variant;
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return name;
+}
+
+std::vector<size_t> all_entries() {
+  std::vector<size_t> idx(registry().size());
+  for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+  return idx;
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, OpDb, ::testing::ValuesIn(all_entries()), test_name);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(OpDb);
+
+// ---- the database as a whole ----
+
+struct Surface {
+  std::vector<std::pair<std::string, std::vector<std::string>>> sections;
+  std::set<std::string> names;
+};
+
+Surface load_surface() {
+  std::ifstream in(std::string(EMBER_SOURCE_DIR) + "/tests/op_db/surface.txt");
+  EXPECT_TRUE(in.good()) << "missing tests/op_db/surface.txt";
+  Surface s;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    if (line[0] == '[') {
+      s.sections.push_back({line.substr(1, line.size() - 2), {}});
+    } else {
+      s.sections.back().second.push_back(line);
+      s.names.insert(line);
+    }
+  }
+  return s;
+}
+
+TEST(OpDbTable, EveryEntryNamesAnOpOfTheSurface) {
+  Surface s = load_surface();
+  std::set<std::string> keys;
+  for (const OpInfo& op : registry()) {
+    EXPECT_TRUE(s.names.contains(op.op)) << op.op << " is not in tests/op_db/surface.txt";
+    EXPECT_TRUE(keys.insert(case_key(op)).second) << case_key(op) << " registered twice";
+    EXPECT_EQ(op.variant.find('.'), std::string::npos) << case_key(op) << ": a variant name has no dot";
+  }
+}
+
+// Every reference case belongs to an entry, so data and entries stay in step.
+TEST(OpDbTable, EveryReferenceCaseHasAnEntry) {
+  std::set<std::string> groups, keys;
+  for (const OpInfo& op : registry()) {
+    groups.insert(op.group);
+    keys.insert(case_key(op));
+  }
+  for (const std::string& g : groups) {
+    for (const auto& [key, t] : reference(g)) {
+      std::string case_name = key.substr(0, key.rfind('.'));
+      EXPECT_TRUE(keys.contains(case_name)) << g << ".safetensors holds " << case_name << " with no op_db entry";
+    }
+  }
+}
+
+std::string dtype_list(const OpInfo& op) {
+  std::string s = "float64";
+  for (ScalarType dt : op.dtypes) s += fmt::format(", {}", to_string(dt));
+  return s;
+}
+
+// docs/ops.md: the coverage table a user reads before porting a model.
+std::string coverage_markdown() {
+  Surface s = load_surface();
+  std::map<std::string, std::vector<const OpInfo*>> by_op;
+  for (const OpInfo& op : registry()) by_op[op.op].push_back(&op);
+  std::ostringstream md;
+  size_t covered = by_op.size(), total = s.names.size();
+  md << "# Ember's op coverage\n\n"
+     << "Generated from the op database (`tests/op_db/`) by `EMBER_UPDATE_DOCS=1 build/tests/test_op_db "
+        "--gtest_filter=OpDbTable.*`; do not edit by hand. Every op listed with variants is tested against "
+        "PyTorch 1.13's values (forward, non-contiguous inputs, gradient, finite differences, the dtypes "
+        "shown). The surface is `../shared/OPS.md`'s.\n\n"
+     << fmt::format("{} of {} ops have entries.\n", covered, total);
+  for (const auto& [section, names] : s.sections) {
+    md << "\n## " << section << "\n\n| op | variants | dtypes | autograd | implementation |\n|---|---|---|---|---|\n";
+    std::vector<std::string> missing;
+    for (const std::string& name : names) {
+      auto it = by_op.find(name);
+      if (it == by_op.end()) {
+        missing.push_back(name);
+        continue;
+      }
+      const OpInfo& first = *it->second.front();
+      std::string variants;
+      for (const OpInfo* op : it->second) variants += (variants.empty() ? "" : ", ") + op->variant;
+      md << fmt::format("| `{}` | {} | {} | {} | {} |\n", name, variants, dtype_list(first),
+                        first.differentiable ? "yes" : "not differentiable",
+                        first.impl == Impl::kernel ? "kernel" : "composite");
+    }
+    if (!missing.empty()) {
+      md << "\nNo entry yet:";
+      for (const std::string& name : missing) md << " `" << name << "`";
+      md << "\n";
+    }
+  }
+  return md.str();
+}
+
+TEST(OpDbTable, DocsOpsMdIsCurrent) {
+  std::string path = std::string(EMBER_SOURCE_DIR) + "/docs/ops.md";
+  std::string want = coverage_markdown();
+  if (std::getenv("EMBER_UPDATE_DOCS")) {
+    std::ofstream(path) << want;
+    return;
+  }
+  std::ifstream in(path);
+  std::stringstream have;
+  have << in.rdbuf();
+  EXPECT_EQ(have.str(), want) << "docs/ops.md is out of date: run EMBER_UPDATE_DOCS=1 build/tests/test_op_db "
+                                 "--gtest_filter=OpDbTable.DocsOpsMdIsCurrent";
+}
+
+}  // namespace
