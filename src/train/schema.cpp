@@ -78,7 +78,7 @@ Schema base_schema() {
        {}, "[1, inf)"},
 
       {"dist.enabled", ValueType::Bool, false, "data-parallel training across the ranks of an MPI launch "
-       "(mpirun -np N ember train ...); data.batch_size is per rank"},
+       "(mpirun -np N or srun -n N ember train ...); data.batch_size is per rank"},
       {"dist.drop_last", ValueType::Bool, false, "the distributed sampler drops the tail that does not divide "
        "among the ranks (false: pads by repeating the start, as PyTorch's DistributedSampler)"},
       {"dist.sync_batchnorm", ValueType::Bool, false, "BatchNorm statistics over the global batch (SyncBatchNorm) "

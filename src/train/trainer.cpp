@@ -392,7 +392,8 @@ void Trainer::State::load_trainer_json(const std::string& text) {
         "--resume: the run was trained on {} rank{} but this job has {}; resume it with the same world size "
         "({}), since the data shards, the per-rank batches and the step count depend on it",
         saved_world, saved_world == 1 ? "" : "s", world,
-        saved_world == 1 ? "a single process" : fmt::format("mpirun -np {} ... dist.enabled=true", saved_world)));
+        saved_world == 1 ? "a single process"
+                         : fmt::format("mpirun -np {0} or srun -n {0} ... dist.enabled=true", saved_world)));
 }
 
 Checkpoint Trainer::State::make_checkpoint() const {

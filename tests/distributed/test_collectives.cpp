@@ -5,6 +5,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <numeric>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "dist_util.h"
 #include "test_util.h"
@@ -162,6 +165,38 @@ TEST(CollectivesLocal, InitProcessGroupHonoursEmberDist) {
   testing::expect_error([] { distributed::init_process_group("mpi"); }, {"EMBER_DIST", "'off' or 'mpi'", "gloo"});
   ::unsetenv("EMBER_DIST");
   testing::expect_error([] { distributed::init_process_group("nccl"); }, {"unknown backend 'nccl'", "'mpi'"});
+}
+
+// A task of `srun -n 2` without PMI (srun --mpi=none; Debian's OpenMPI needs
+// --mpi=pmix) must not train alone as a world of one: it counts as launched
+// and init_process_group refuses it before MPI_Init, naming the fix. Runs
+// alone and under mpirun: the launcher's variables are hidden meanwhile.
+TEST(CollectivesLocal, SrunStepWithoutPmiIsRefusedNotAWorldOfOne) {
+  const char* hidden[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE",
+                          "SLURM_STEP_NUM_TASKS", "SLURM_PROCID"};
+  std::vector<std::pair<std::string, std::string>> saved;
+  for (const char* var : hidden)
+    if (const char* v = std::getenv(var)) saved.emplace_back(var, v);
+  for (const char* var : hidden) ::unsetenv(var);
+
+  ::setenv("SLURM_STEP_NUM_TASKS", "1", 1);  // srun -n 1: a single process
+  EXPECT_FALSE(distributed::launched_by_mpi());
+  ::setenv("SLURM_STEP_NUM_TASKS", "2", 1);
+  ::setenv("SLURM_PROCID", "1", 1);
+  EXPECT_TRUE(distributed::launched_by_mpi());
+  testing::expect_error([] { distributed::init_process_group("mpi"); },
+                        {"srun started this job step with 2 tasks (this is task 1) but gave them no PMI",
+                         "srun --mpi=pmix -n 2", "srun --mpi=list"});
+  ::setenv("SLURM_STEP_NUM_TASKS", "two", 1);
+  testing::expect_error([] { distributed::init_process_group("mpi"); }, {"SLURM_STEP_NUM_TASKS", "'two'"});
+  // mpirun inside an allocation: its ranks may inherit a step's variables,
+  // and mpirun's world is the one that counts.
+  ::setenv("SLURM_STEP_NUM_TASKS", "1", 1);
+  ::setenv("OMPI_COMM_WORLD_SIZE", "2", 1);
+  EXPECT_TRUE(distributed::launched_by_mpi());
+
+  for (const char* var : hidden) ::unsetenv(var);
+  for (const auto& [var, v] : saved) ::setenv(var.c_str(), v.c_str(), 1);
 }
 
 TEST(CollectivesLocal, WithoutLauncherTheWorldIsOneRank) {

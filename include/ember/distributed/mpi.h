@@ -4,9 +4,11 @@
 // MPI in it, so single-process programs never load or start MPI.
 //
 // Without a launcher (no OMPI_COMM_WORLD_SIZE / PMIX_RANK / PMI_RANK in the
-// environment) or with EMBER_DIST=off, the result is a world of one rank
-// (local_process_group) and MPI is not initialized; EMBER_DIST=mpi forces
-// MPI (a singleton job).
+// environment, and not a task of an srun step of several tasks) or with
+// EMBER_DIST=off, the result is a world of one rank (local_process_group)
+// and MPI is not initialized; EMBER_DIST=mpi forces MPI (a singleton job).
+// A task of `srun -n N` (N > 1) without PMI is refused with the fix
+// (`srun --mpi=pmix`), never left to train alone as a world of one.
 #pragma once
 
 #include <string>
@@ -28,8 +30,8 @@ struct InitOptions {
 // MPI_THREAD_MULTIPLE (Ember communicates from its own thread).
 ProcessGroupPtr init_process_group(const std::string& backend = "mpi", InitOptions options = {});
 
-// True when this process was started by an MPI launcher (the check
-// init_process_group makes).
+// True when this process was started by an MPI launcher or as one of several
+// tasks of an srun step (the check init_process_group makes).
 bool launched_by_mpi();
 
 }  // namespace ember::distributed

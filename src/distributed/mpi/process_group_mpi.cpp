@@ -34,6 +34,7 @@
 
 #include "ember/core/error.h"
 #include "ember/distributed/mpi.h"
+#include "launcher.h"
 
 namespace ember::distributed {
 namespace {
@@ -424,9 +425,12 @@ double default_timeout() {
 }  // namespace
 
 bool launched_by_mpi() {
-  for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"})
-    if (std::getenv(var)) return true;
-  return false;
+  if (has_pmi_environment()) return true;
+  // srun without PMI (--mpi=none, or a plugin the MPI library lacks) still
+  // started one job of several tasks: join it, so that init_process_group
+  // refuses it with a hint instead of each task training alone as a world
+  // of one that writes the run directory.
+  return srun_step_tasks() > 1;
 }
 
 ProcessGroupPtr init_process_group(const std::string& backend, InitOptions options) {
@@ -434,8 +438,13 @@ ProcessGroupPtr init_process_group(const std::string& backend, InitOptions optio
   std::string mode = std::getenv("EMBER_DIST") ? std::getenv("EMBER_DIST") : "";
   EMBER_CHECK(mode.empty() || mode == "off" || mode == "mpi", "EMBER_DIST: expected 'off' or 'mpi', got '{}'", mode);
   if (mode == "off" || (mode.empty() && !launched_by_mpi())) return local_process_group();
+  // Read before MPI_Init, which may add variables of its own.
+  const int srun_tasks = srun_step_tasks();
+  check_srun_has_pmi(srun_tasks);
   double timeout = options.timeout_s > 0 ? options.timeout_s : default_timeout();
-  return std::make_shared<ProcessGroupMPI>(timeout);
+  auto group = std::make_shared<ProcessGroupMPI>(timeout);
+  check_srun_world(srun_tasks, group->size());
+  return group;
 }
 
 }  // namespace ember::distributed
