@@ -2,6 +2,7 @@
 //   ember train CONFIG.yaml [key=value ...]
 //   ember train --resume RUN_DIR [key=value ...] [--reset optimizer|schedule]
 //   ember eval RUN_DIR|CHECKPOINT [--split test]
+//   ember eval CONFIG.yaml model.init_from=WEIGHTS [key=value ...] [--split test]
 //   mpirun -np N ember train CONFIG.yaml dist.enabled=true   (data parallel)
 // Exit codes: 0 success, 1 the run failed, 2 usage or configuration error
 // (train::ConfigError: a bad config file, key, value or range, or a data
@@ -9,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -112,9 +114,13 @@ int main(int argc, char** argv) {
       ->type_name("optimizer|schedule");
   train_cmd->footer([] { return options_help(); });
 
-  CLI::App* eval_cmd = app.add_subcommand("eval", "evaluate a run's best.ckpt (or a checkpoint file)");
+  CLI::App* eval_cmd = app.add_subcommand(
+      "eval", "evaluate a run's best.ckpt, a checkpoint file, or a config with model.init_from=WEIGHTS");
   std::string eval_target, split = "test";
-  eval_cmd->add_option("target", eval_target, "RUN_DIR or CHECKPOINT")->required();
+  std::vector<std::string> eval_overrides;
+  eval_cmd->add_option("target", eval_target, "RUN_DIR, CHECKPOINT or CONFIG.yaml")->required();
+  eval_cmd->add_option("overrides", eval_overrides,
+                       "key=value overrides after CONFIG.yaml (e.g. model.init_from=weights.pt)");
   eval_cmd->add_option("--split", split, "data split: test, val or train")->capture_default_str()
       ->check(CLI::IsMember({"test", "val", "train"}));
 
@@ -162,7 +168,15 @@ int main(int argc, char** argv) {
       return run_train(train_args, resume_dir, resets, command_line, group);
     }
     if (*eval_cmd) {
-      train::evaluate(eval_target, split, std::cout);
+      const std::string ext = std::filesystem::path(eval_target).extension().string();
+      if (ext == ".yaml" || ext == ".yml") {
+        train::evaluate_config(eval_target, eval_overrides, split, std::cout);
+      } else {
+        if (!eval_overrides.empty())
+          throw train::ConfigError(fmt::format("eval: key=value overrides apply to CONFIG.yaml only, not to '{}'",
+                                               eval_target));
+        train::evaluate(eval_target, split, std::cout);
+      }
       return kOk;
     }
   } catch (const train::ConfigError& e) {

@@ -14,6 +14,8 @@ using I = std::vector<int64_t>;
 Schema base_schema() {
   return Schema{
       {"model.name", ValueType::String, std::string("cnn"), "model of the zoo (or one registered by the program)"},
+      {"model.init_from", ValueType::String, std::string(""),
+       "start from these weights: a PyTorch state_dict (.pt/.pth), .safetensors or .ckpt (strict keys and shapes)"},
 
       {"optim.name", ValueType::String, std::string("adam"), "optimizer",
        {"sgd", "adam", "adamw", "rmsprop", "adagrad"}},

@@ -19,6 +19,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "environment.h"
+#include "init_from.h"
 #include "ember/autograd/autograd.h"
 #include "ember/core/autocast.h"
 #include "ember/core/generator.h"
@@ -441,6 +442,8 @@ void Trainer::State::setup() {
   if (data.val) val_loader = make_loader(c, data.val, false);
   test_loader = make_loader(c, data.test, false);
   model = build_model(c, data.info);
+  // A resumed run continues from its checkpoint, not from the initial weights.
+  if (!resume_from) load_initial_weights(*model, c.get_string("model.init_from"));
   if (world > 1) {
     if (c.get_bool("dist.sync_batchnorm")) model = nn::convert_sync_batchnorm(model, group);
     nn::DistributedDataParallelOptions o;
@@ -847,6 +850,36 @@ TrainResult Trainer::fit() {
   return r;
 }
 
+namespace {
+
+data::DatasetPtr split_dataset(const DataBundle& data, const std::string& split, const std::string& who) {
+  if (split != "test" && split != "val" && split != "train")
+    throw ConfigError(fmt::format("eval: --split must be test, val or train, got '{}'", split));
+  data::DatasetPtr ds = split == "test" ? data.test : split == "val" ? data.val : data.train;
+  if (!ds) throw ConfigError(fmt::format("eval: {} has no {} split (data.val_fraction = 0)", who, split));
+  return ds;
+}
+
+// Evaluates `model` on `ds`; the metrics are named "<split>_<metric>".
+EvalResult evaluate_on(const Config& c, const DataBundle& data, nn::Module& model, const data::DatasetPtr& ds,
+                       const std::string& split) {
+  auto loader = make_loader(c, ds, false);
+  EvalStats st = evaluate_loader(c, data.info, model, *loader);
+  EvalResult r;
+  r.split = split;
+  for (const auto& [k, v] : st.metrics) r.metrics.emplace_back(split + "_" + k, v);
+  for (const auto& [k, v] : st.per_class) r.metrics.emplace_back(split + "_" + k, v);
+  r.confusion = st.confusion;
+  return r;
+}
+
+void seed_and_threads(const Config& c) {
+  if (c.get_int("train.threads") > 0) set_num_threads(static_cast<int>(c.get_int("train.threads")));
+  manual_seed(static_cast<uint64_t>(c.get_int("train.seed")));
+}
+
+}  // namespace
+
 EvalResult evaluate(const std::string& target, const std::string& split, std::ostream& out) {
   std::string path = fs::is_directory(target) ? (fs::path(target) / "best.ckpt").string() : target;
   if (!fs::exists(path))
@@ -854,22 +887,12 @@ EvalResult evaluate(const std::string& target, const std::string& split, std::os
                                   fs::is_directory(target) ? " (the run has no best checkpoint yet)" : ""));
   Checkpoint ckpt = load_checkpoint(path);
   Config c = config_from_yaml(ckpt.config_yaml, path + " (config)");
-  if (c.get_int("train.threads") > 0) set_num_threads(static_cast<int>(c.get_int("train.threads")));
-  manual_seed(static_cast<uint64_t>(c.get_int("train.seed")));
+  seed_and_threads(c);
   DataBundle data = build_data(c);
-  data::DatasetPtr ds = split == "test" ? data.test : split == "val" ? data.val : split == "train" ? data.train : nullptr;
-  if (split != "test" && split != "val" && split != "train")
-    throw ConfigError(fmt::format("eval: --split must be test, val or train, got '{}'", split));
-  if (!ds) throw ConfigError(fmt::format("eval: the run has no {} split (data.val_fraction = 0)", split));
+  data::DatasetPtr ds = split_dataset(data, split, "the run");
   nn::ModulePtr model = build_model(c, data.info);
   model->load_state_dict(ckpt.model, true);
-  auto loader = make_loader(c, ds, false);
-  EvalStats st = evaluate_loader(c, data.info, *model, *loader);
-  EvalResult r;
-  r.split = split;
-  for (const auto& [k, v] : st.metrics) r.metrics.emplace_back(split + "_" + k, v);
-  for (const auto& [k, v] : st.per_class) r.metrics.emplace_back(split + "_" + k, v);
-  r.confusion = st.confusion;
+  EvalResult r = evaluate_on(c, data, *model, ds, split);
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
   j["checkpoint"] = path;
   j["epoch"] = ckpt.epoch;
@@ -879,6 +902,25 @@ EvalResult evaluate(const std::string& target, const std::string& split, std::os
   out << fmt::format("{} (epoch {}) on {} ({} samples):\n", path, ckpt.epoch, split, ds->size());
   for (const auto& [k, v] : r.metrics) out << fmt::format("  {:<20} {:.6f}\n", k, v);
   out << fmt::format("wrote {}\n", json_path);
+  return r;
+}
+
+EvalResult evaluate_config(const std::string& config_path, const std::vector<std::string>& overrides,
+                           const std::string& split, std::ostream& out) {
+  Config c = load_config(config_path, overrides);
+  const std::string weights = c.get_string("model.init_from");
+  if (weights.empty())
+    throw ConfigError(fmt::format("eval: {} names no weights: add model.init_from=WEIGHTS (.pt, .safetensors, "
+                                  ".ckpt), or evaluate a run directory",
+                                  config_path));
+  seed_and_threads(c);
+  DataBundle data = build_data(c);
+  data::DatasetPtr ds = split_dataset(data, split, config_path);
+  nn::ModulePtr model = build_model(c, data.info);
+  load_initial_weights(*model, weights);
+  EvalResult r = evaluate_on(c, data, *model, ds, split);
+  out << fmt::format("{} ({}) on {} ({} samples):\n", weights, c.get_string("model.name"), split, ds->size());
+  for (const auto& [k, v] : r.metrics) out << fmt::format("  {:<20} {:.6f}\n", k, v);
   return r;
 }
 

@@ -90,4 +90,10 @@ struct EvalResult {
 // eval_<split>.json next to the checkpoint.
 EvalResult evaluate(const std::string& run_dir_or_checkpoint, const std::string& split, std::ostream& out);
 
+// `ember eval CONFIG.yaml model.init_from=WEIGHTS [key=value ...]`: the
+// config's model with weights trained elsewhere (a PyTorch state_dict, a
+// .safetensors file), evaluated on the config's data; nothing is written.
+EvalResult evaluate_config(const std::string& config_path, const std::vector<std::string>& overrides,
+                           const std::string& split, std::ostream& out);
+
 }  // namespace ember::train
