@@ -102,6 +102,11 @@ class Unpickler {
   Unpickler(std::string_view pkl, std::string_view archive, const std::vector<zip::Member>& members,
             std::string prefix, const std::string& source, const PytorchOptions& opt)
       : p_(pkl), archive_(archive), members_(members), prefix_(std::move(prefix)), source_(source), opt_(opt) {}
+  // The legacy format: the whole file is a sequence of pickles followed by
+  // the storages' bytes (see run_legacy).
+  Unpickler(std::string_view file, const std::string& source, const PytorchOptions& opt)
+      : p_(file), archive_(file), members_(kNoMembers), source_(source), opt_(opt), legacy_(true),
+        legacy_budget_(file.size()) {}
   ~Unpickler() {
     // Break every reference between containers first: a malicious pickle can
     // build cycles (leaks) or million-deep chains (recursive destruction).
@@ -126,7 +131,12 @@ class Unpickler {
   std::vector<Ref> stack_, arena_;
   std::vector<size_t> marks_;
   std::unordered_map<uint64_t, Ref> memo_;
-  std::map<std::string, Ref> storages_;
+  std::map<std::string, Ref> storages_;  // a Storage's i: 1 once its bytes are in
+  bool legacy_ = false;
+  uint64_t legacy_budget_ = 0;  // bytes the file can still hold for storages
+  static inline const std::vector<zip::Member> kNoMembers;
+
+  const char* pickle_name() const { return legacy_ ? "the pickle" : "data.pkl"; }
 
   Ref make(Obj::K k) {
     auto r = std::make_shared<Obj>();
@@ -135,8 +145,8 @@ class Unpickler {
     return r;
   }
   std::string_view take(uint64_t n, const char* what) {
-    EMBER_PT_CHECK(n <= p_.size() - pos_, "data.pkl truncated: {} needs {} bytes at offset {}, {} left", what, n,
-                   pos_, p_.size() - pos_);
+    EMBER_PT_CHECK(n <= p_.size() - pos_, "{} truncated: {} needs {} bytes at offset {}, {} left", pickle_name(),
+                   what, n, pos_, p_.size() - pos_);
     std::string_view v = p_.substr(pos_, n);
     pos_ += n;
     return v;
@@ -220,10 +230,14 @@ class Unpickler {
   }
 
   Ref persistent_load(const Ref& pid) {
-    EMBER_PT_CHECK(pid->k == Obj::Tuple && pid->a.size() == 5 && pid->a[0]->k == Obj::Str &&
+    // The legacy format adds view_metadata, None since PyTorch 0.4 (storage
+    // views are not read).
+    const size_t arity = legacy_ ? 6 : 5;
+    EMBER_PT_CHECK(pid->k == Obj::Tuple && pid->a.size() == arity && pid->a[0]->k == Obj::Str &&
                        pid->a[0]->s == "storage" && pid->a[1]->k == Obj::Global && pid->a[2]->k == Obj::Str &&
-                       pid->a[4]->k == Obj::Int,
-                   "persistent id is not ('storage', torch.*Storage, key, location, numel)");
+                       pid->a[4]->k == Obj::Int && (!legacy_ || pid->a[5]->k == Obj::None),
+                   "persistent id is not ('storage', torch.*Storage, key, location, numel{})",
+                   legacy_ ? ", None" : "");
     const std::string& type_name = pid->a[1]->s;
     ScalarType dtype = kFloat32;
     bool found = false;
@@ -240,6 +254,7 @@ class Unpickler {
                      it->second->t.numel(), to_string(dtype), numel);
       return it->second;
     }
+    if (legacy_) return legacy_storage(key, dtype, numel);
     const std::string member = prefix_ + "data/" + key;
     const zip::Member* m = nullptr;
     for (const zip::Member& c : members_)
@@ -259,9 +274,80 @@ class Unpickler {
       const auto* b = static_cast<const uint8_t*>(r->t.data_ptr());
       for (int64_t k = 0; k < numel; ++k) EMBER_PT_CHECK(b[k] <= 1, "bool storage '{}' has byte {}", key, b[k]);
     }
+    r->i = 1;
     storages_[key] = r;
     return r;
   }
+
+  // A legacy storage: its bytes come after the pickles (run_legacy fills
+  // it); until then its size is only bounded by what the file can hold.
+  Ref legacy_storage(const std::string& key, ScalarType dtype, int64_t numel) {
+    uint64_t nbytes = 0;
+    EMBER_PT_CHECK(!__builtin_mul_overflow(static_cast<uint64_t>(numel), element_size(dtype), &nbytes) &&
+                       nbytes <= legacy_budget_,
+                   "storage '{}' claims {} {} elements, more than the file's {} bytes can hold", key, numel,
+                   to_string(dtype), p_.size());
+    legacy_budget_ -= nbytes;
+    Ref r = make(Obj::Storage);
+    r->s = key;
+    r->t = empty({numel}, dtype);
+    storages_[key] = r;
+    return r;
+  }
+
+  // One pickle of a sequence: each has its own memo and stack.
+  Ref next_pickle() {
+    memo_.clear();
+    stack_.clear();
+    marks_.clear();
+    return loop();
+  }
+
+ public:
+  // torch.save's format before 1.6 (_use_new_zipfile_serialization=False):
+  // pickles of the magic number, the protocol version (1001), sys_info and
+  // the object (storages as persistent ids), a pickled list of storage keys,
+  // then per key its element count (int64, little-endian) and its bytes.
+  PyValue run_legacy() {
+    static constexpr std::string_view kMagic("\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19\x2e", 15);
+    EMBER_PT_CHECK(p_.substr(0, kMagic.size()) == kMagic,
+                   "no legacy torch.save magic number at the start (neither a zip archive nor a legacy file)");
+    pos_ = kMagic.size();
+    Ref version = next_pickle();
+    EMBER_PT_CHECK(version->k == Obj::Int && version->i == 1001, "legacy format: protocol version is not 1001");
+    Ref info = next_pickle();
+    EMBER_PT_CHECK(info->k == Obj::Dict, "legacy format: sys_info is not a dict");
+    for (size_t j = 0; j < info->a.size(); ++j)
+      if (info->a[j]->k == Obj::Str && info->a[j]->s == "little_endian")
+        EMBER_PT_CHECK(info->b[j]->k == Obj::Bool && info->b[j]->i == 1,
+                       "legacy format: written on a big-endian machine (not supported)");
+    Ref result = next_pickle();
+    Ref keys = next_pickle();
+    EMBER_PT_CHECK(keys->k == Obj::List, "legacy format: the storage key list is not a list");
+    for (const Ref& k : keys->a) {
+      EMBER_PT_CHECK(k->k == Obj::Str, "legacy format: a storage key is not a string");
+      auto it = storages_.find(k->s);
+      EMBER_PT_CHECK(it != storages_.end(), "legacy format: storage '{}' is listed but no tensor uses it", k->s);
+      Obj& st = *it->second;
+      EMBER_PT_CHECK(st.i == 0, "legacy format: storage '{}' is listed twice", k->s);
+      const uint64_t numel = uint(8, "storage size");
+      EMBER_PT_CHECK(numel == static_cast<uint64_t>(st.t.numel()),
+                     "legacy format: storage '{}' has {} elements in the pickle but {} in the data", k->s,
+                     st.t.numel(), numel);
+      const size_t nbytes = static_cast<size_t>(st.t.numel()) * element_size(st.t.dtype());
+      std::string_view bytes = take(nbytes, "storage data");
+      if (nbytes) std::memcpy(st.t.data_ptr(), bytes.data(), nbytes);
+      if (st.t.dtype() == kBool)
+        for (char b : bytes) EMBER_PT_CHECK(static_cast<unsigned char>(b) <= 1, "bool storage '{}' has byte {}", k->s,
+                                            static_cast<unsigned char>(b));
+      st.i = 1;
+    }
+    for (const auto& [key, st] : storages_) EMBER_PT_CHECK(st->i == 1, "legacy format: storage '{}' has no data", key);
+    EMBER_PT_CHECK(pos_ == p_.size(), "legacy format: {} unexpected bytes after the last storage", p_.size() - pos_);
+    return convert(*result, 0);
+  }
+
+ private:
 
   std::vector<int64_t> int_tuple(const Ref& o, const char* what) {
     EMBER_PT_CHECK(o->k == Obj::Tuple || o->k == Obj::List, "_rebuild_tensor_v2: {} is not a tuple", what);
@@ -335,7 +421,7 @@ class Unpickler {
 
   Ref loop() {
     for (;;) {
-      EMBER_PT_CHECK(pos_ < p_.size(), "data.pkl ends without STOP");
+      EMBER_PT_CHECK(pos_ < p_.size(), "{} ends without STOP", pickle_name());
       const size_t at = pos_;
       const unsigned char op = static_cast<unsigned char>(p_[pos_++]);
       switch (op) {
@@ -504,9 +590,10 @@ class Unpickler {
 }  // namespace
 
 PyValue load_pytorch_bytes(const std::string& bytes, const std::string& source, const PytorchOptions& options) {
-  EMBER_CHECK(bytes.size() < 2 || bytes.compare(0, 2, "PK") == 0 || bytes[0] != '\x80',
-              "pytorch: cannot load '{}': this is the legacy pre-1.6 torch.save format (a bare pickle), which "
-              "Ember does not read yet; re-save it with a newer PyTorch", source);
+  if (!bytes.empty() && bytes[0] == '\x80') {
+    Unpickler u(bytes, source, options);
+    return u.run_legacy();
+  }
   const std::vector<zip::Member> members = zip::list(bytes, source);
   const zip::Member* pkl = nullptr;
   for (const zip::Member& m : members) {

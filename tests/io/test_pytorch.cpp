@@ -1,4 +1,5 @@
-// io::load_pytorch against files torch 1.13 wrote (tests/data/gen_pt.py) and
+// io::load_pytorch against files torch 1.13 wrote (tests/data/gen_pt.py; the
+// legacy format's twins by tests/data/gen_pt_legacy.py, same values) and
 // hand-made malicious archives that the data-only unpickler must refuse.
 #include <gtest/gtest.h>
 
@@ -34,8 +35,16 @@ std::string error_of(const std::function<void()>& f) {
 
 }  // namespace
 
-TEST(Pytorch, StateDictWithModulePrefix) {
-  io::PyValue v = io::load_pytorch(pt("linear_module.pt"));
+// Each file in both formats: the zip archive and the legacy pickle sequence.
+class PytorchFormats : public ::testing::TestWithParam<std::string> {
+ protected:
+  std::string file(const std::string& stem) const { return pt(stem + GetParam() + ".pt"); }
+};
+INSTANTIATE_TEST_SUITE_P(Formats, PytorchFormats, ::testing::Values("", "_legacy"),
+                         [](const auto& p) { return p.param.empty() ? std::string("zip") : std::string("legacy"); });
+
+TEST_P(PytorchFormats, StateDictWithModulePrefix) {
+  io::PyValue v = io::load_pytorch(file("linear_module"));
   ASSERT_TRUE(v.is_dict());
   EXPECT_EQ(v.keys()[0].to_string(), "module.weight");
   StateDict sd = io::pytorch_state_dict(v, "module.");
@@ -46,8 +55,8 @@ TEST(Pytorch, StateDictWithModulePrefix) {
   EXPECT_EQ(io::pytorch_state_dict(v).keys()[0], "module.weight");
 }
 
-TEST(Pytorch, NestedTrainingCheckpoint) {
-  io::PyValue v = io::load_pytorch(pt("checkpoint.pt"));
+TEST_P(PytorchFormats, NestedTrainingCheckpoint) {
+  io::PyValue v = io::load_pytorch(file("checkpoint"));
   EXPECT_EQ(v.at("epoch").to_int(), 3);
   EXPECT_EQ(v.at("name").to_string(), "cnn");
   EXPECT_TRUE(v.at("flag").to_bool());
@@ -83,8 +92,8 @@ TEST(Pytorch, NestedTrainingCheckpoint) {
   EXPECT_EQ(v.at("empty").to_tensor().sizes().vec(), (std::vector<int64_t>{0, 3}));
 }
 
-TEST(Pytorch, ViewsShareOneStorage) {
-  io::PyValue v = io::load_pytorch(pt("checkpoint.pt"));
+TEST_P(PytorchFormats, ViewsShareOneStorage) {
+  io::PyValue v = io::load_pytorch(file("checkpoint"));
   const io::PyValue& vw = v.at("views");
   Tensor whole = vw.at("whole").to_tensor(), row = vw.at("row").to_tensor(), col = vw.at("col").to_tensor(),
          t = vw.at("t").to_tensor();
@@ -106,6 +115,9 @@ TEST(Pytorch, MaliciousPicklesAreRefused) {
   EXPECT_NE(evil.find("global 'posix.system' is not allowed"), std::string::npos) << evil;
   EXPECT_NE(evil.find("evil_os_system.pt"), std::string::npos) << evil;
   EXPECT_FALSE(std::filesystem::exists("/tmp/ember_pwned"));
+  const std::string legacy = error_of([] { io::load_pytorch(pt("evil_legacy.pt")); });
+  EXPECT_NE(legacy.find("global 'posix.system' is not allowed"), std::string::npos) << legacy;
+  EXPECT_FALSE(std::filesystem::exists("/tmp/ember_pwned"));
   const std::string deep = error_of([] { io::load_pytorch(pt("deep_nesting.pt")); });
   EXPECT_NE(deep.find("nested deeper than 512"), std::string::npos) << deep;
   const std::string memo = error_of([] { io::load_pytorch(pt("huge_memo.pt")); });
@@ -120,7 +132,29 @@ TEST(Pytorch, MalformedBytesFailCleanly) {
   for (size_t n = 0; n < good.size(); n += 97)
     EXPECT_NE(error_of([&] { io::load_pytorch_bytes(good.substr(0, n), "cut.pt"); }).find("cut.pt"),
               std::string::npos);
-  EXPECT_NE(error_of([] { io::load_pytorch_bytes(std::string("\x80\x02}q\x00.", 6), "old.pt"); }).find("legacy"),
+  const std::string legacy = io::read_file(pt("checkpoint_legacy.pt"));
+  for (size_t n = 0; n < legacy.size(); n += 7)
+    EXPECT_NE(error_of([&] { io::load_pytorch_bytes(legacy.substr(0, n), "cut.pt"); }).find("cut.pt"),
+              std::string::npos)
+        << n;
+  // A bare pickle without the legacy headers (not something torch.save wrote).
+  EXPECT_NE(error_of([] { io::load_pytorch_bytes(std::string("\x80\x02}q\x00.", 6), "old.pt"); })
+                .find("no legacy torch.save magic number"),
+            std::string::npos);
+  // A storage claiming more elements than the file holds is refused before
+  // anything is allocated; a size header that disagrees with the pickle too.
+  std::string lin = io::read_file(pt("linear_module_legacy.pt"));
+  // The bias storage's element count (2, int64) followed by its bytes (-1, 2).
+  const float bias[2] = {-1.0f, 2.0f};
+  std::string needle("\x02\0\0\0\0\0\0\0", 8);
+  needle.append(reinterpret_cast<const char*>(bias), sizeof bias);
+  const size_t size_at = lin.find(needle);
+  ASSERT_NE(size_at, std::string::npos);
+  std::string wrong = lin;
+  wrong[size_at] = 3;
+  EXPECT_NE(error_of([&] { io::load_pytorch_bytes(wrong, "w.pt"); }).find("has 2 elements in the pickle but 3"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { io::load_pytorch_bytes(lin + "x", "w.pt"); }).find("1 unexpected bytes"),
             std::string::npos);
   EXPECT_NE(error_of([] {
               io::PytorchOptions o;

@@ -1,11 +1,14 @@
 // PyTorch checkpoints: what torch.save writes (zip format, PyTorch >= 1.6:
-// ARCHIVE/data.pkl + ARCHIVE/data/N storages), read through a data-only
+// ARCHIVE/data.pkl + ARCHIVE/data/N storages; and the legacy format of
+// PyTorch 0.4-1.5, a sequence of pickles followed by the storages' bytes,
+// still written with _use_new_zipfile_serialization=False), read through a data-only
 // unpickler. Only these globals are accepted: collections.OrderedDict,
 // torch._utils._rebuild_tensor_v2, torch._utils._rebuild_parameter and the
 // torch.*Storage types; any other global is an error naming it. Nothing is
 // ever imported or called. Memo size, stack depth, nesting depth and every
-// storage access are bounded and checked. The legacy pre-1.6 (non-zip)
-// format is not supported yet.
+// storage access are bounded and checked; a legacy file's storages are
+// bounded by its size before any is allocated. The pre-0.4 tar format and
+// storage views are not read.
 #pragma once
 
 #include <cstdint>
