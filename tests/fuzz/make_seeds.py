@@ -238,7 +238,7 @@ def seeds_pytorch():
     # refused ones included; deep_nesting.pt (200 KB) is left to the tests.
     src = os.path.join(ROOT, "tests", "data", "pytorch")
     for name in ["checkpoint.pt", "linear_module.pt", "storage_out_of_range.pt", "huge_memo.pt",
-                 "evil_os_system.pt"]:
+                 "evil_os_system.pt", "checkpoint_legacy.pt", "linear_module_legacy.pt", "evil_legacy.pt"]:
         with open(os.path.join(src, name), "rb") as f:
             put("pytorch", name, f.read())
 
