@@ -184,3 +184,20 @@ TEST(TensorOpValues, IntegerAndClosedForms) {
 }
 
 }  // namespace
+
+namespace {
+
+// Issue 20's index-like arguments: ignore_index is a target value, never
+// wrapped (PyTorch compares it with the targets as given), so a negative one
+// such as -1 simply marks those targets. Uniform logits over 3 classes give
+// log(3) for every counted target.
+TEST(NegativeDims, IgnoreIndexIsAValue) {
+  Tensor logits = zeros({4, 3}, kFloat64);
+  Tensor target = tensor<int64_t>({-1, 2, -1, 0});
+  Tensor loss = nn::functional::cross_entropy(logits, target, {.ignore_index = -1});
+  expect_values(loss, {}, {std::log(3.0)}, 1e-12, 1e-12);
+  Tensor per = nn::functional::cross_entropy(logits, target, {.ignore_index = -1, .reduction = "none"});
+  expect_values(per, {4}, {0, std::log(3.0), 0, std::log(3.0)}, 1e-12, 1e-12);
+}
+
+}  // namespace
