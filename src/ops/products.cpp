@@ -117,4 +117,22 @@ Tensor Tensor::baddbmm(const Tensor& b1, const Tensor& b2, const Scalar& beta, c
 }
 Tensor Tensor::matrix_power(int64_t n) const { return ember::matrix_power(*this, n); }
 
+// In-place forms: the out-of-place result copied into self (copy_ records
+// the history and bumps the version).
+Tensor& Tensor::addmm_(const Tensor& m1, const Tensor& m2, const Scalar& beta, const Scalar& alpha) {
+  return copy_(ember::addmm(*this, m1, m2, beta, alpha));
+}
+Tensor& Tensor::addmv_(const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha) {
+  return copy_(ember::addmv(*this, mat, vec, beta, alpha));
+}
+Tensor& Tensor::addr_(const Tensor& vec1, const Tensor& vec2, const Scalar& beta, const Scalar& alpha) {
+  return copy_(ember::addr(*this, vec1, vec2, beta, alpha));
+}
+Tensor& Tensor::addbmm_(const Tensor& b1, const Tensor& b2, const Scalar& beta, const Scalar& alpha) {
+  return copy_(ember::addbmm(*this, b1, b2, beta, alpha));
+}
+Tensor& Tensor::baddbmm_(const Tensor& b1, const Tensor& b2, const Scalar& beta, const Scalar& alpha) {
+  return copy_(ember::baddbmm(*this, b1, b2, beta, alpha));
+}
+
 }  // namespace ember

@@ -145,5 +145,8 @@ Tensor Tensor::cumprod(int64_t dim) const { return ember::cumprod(*this, dim); }
 std::pair<Tensor, Tensor> Tensor::cummax(int64_t dim) const { return ember::cummax(*this, dim); }
 std::pair<Tensor, Tensor> Tensor::cummin(int64_t dim) const { return ember::cummin(*this, dim); }
 Tensor Tensor::logcumsumexp(int64_t dim) const { return ember::logcumsumexp(*this, dim); }
+// In place: the result (in self's dtype) copied into self.
+Tensor& Tensor::cumsum_(int64_t dim) { return copy_(ember::cumsum(*this, dim, dtype())); }
+Tensor& Tensor::cumprod_(int64_t dim) { return copy_(ember::cumprod(*this, dim, dtype())); }
 
 }  // namespace ember

@@ -341,6 +341,17 @@ Tensor Tensor::quantile(double q, std::optional<int64_t> dim, bool keepdim, std:
 Tensor Tensor::nanquantile(double q, std::optional<int64_t> dim, bool keepdim, std::string_view interpolation) const {
   return ember::nanquantile(*this, q, dim, keepdim, interpolation);
 }
+Tensor Tensor::quantile(const Tensor& q, std::optional<int64_t> dim, bool keepdim,
+                        std::string_view interpolation) const {
+  return ember::quantile(*this, q, dim, keepdim, interpolation);
+}
+Tensor Tensor::nanquantile(const Tensor& q, std::optional<int64_t> dim, bool keepdim,
+                           std::string_view interpolation) const {
+  return ember::nanquantile(*this, q, dim, keepdim, interpolation);
+}
+std::tuple<Tensor, Tensor, Tensor> Tensor::unique_consecutive(std::optional<int64_t> dim) const {
+  return ember::unique_consecutive(*this, dim);
+}
 std::pair<Tensor, Tensor> Tensor::sort(int64_t dim, bool descending) const { return ember::sort(*this, dim, descending); }
 Tensor Tensor::argsort(int64_t dim, bool descending) const { return ember::argsort(*this, dim, descending); }
 std::pair<Tensor, Tensor> Tensor::topk(int64_t k, int64_t dim, bool largest, bool sorted) const {

@@ -114,6 +114,33 @@ TEST(TensorOpInPlace, IndexAndScatterForms) {
   expect_values(x, {3, 2}, {5, 5, -2, 7, -3, 7});
 }
 
+TEST(TensorOpInPlace, ScanAndProductForms) {
+  Tensor x = tensor<double>({1, 2, 3, 4}, {2, 2});
+  x.cumsum_(1);
+  expect_values(x, {2, 2}, {1, 3, 3, 7});
+  x.cumprod_(0);
+  expect_values(x, {2, 2}, {1, 3, 3, 21});
+  Tensor i = tensor<int32_t>({2, 3});
+  i.cumsum_(0);  // stays int32, unlike cumsum's int64 result
+  EXPECT_EQ(i.dtype(), kInt32);
+  expect_values(i, {2}, {2, 5});
+  Tensor eye2 = eye(2, std::nullopt, kFloat64);
+  Tensor y = ones({2, 2}, kFloat64);
+  y.addmm_(eye2, full({2, 2}, 2.0, kFloat64), 0.5, 3.0);  // 0.5 * 1 + 3 * 2
+  expect_values(y, {2, 2}, {6.5, 6.5, 6.5, 6.5});
+  Tensor v = ones({2}, kFloat64);
+  v.addmv_(eye2, tensor<double>({1, 2}), 2.0);  // 2 * 1 + [1, 2]
+  expect_values(v, {2}, {3, 4});
+  y.addr_(tensor<double>({1, 0}), tensor<double>({0, 1}), 0.0);  // beta 0: just the outer product
+  expect_values(y, {2, 2}, {0, 1, 0, 0});
+  Tensor b = ones({2, 2, 2}, kFloat64);
+  y.addbmm_(b, b);  // y + sum_b ones @ ones = y + 2 * 2
+  expect_values(y, {2, 2}, {4, 5, 4, 4});
+  Tensor z = zeros({2, 2, 2}, kFloat64);
+  z.baddbmm_(b, b, 1, 0.5);
+  expect_values(z, {2, 2, 2}, std::vector<double>(8, 1.0));
+}
+
 TEST(TensorOpInPlace, GradientFlowsThroughIndexAdd) {
   Tensor w = ones({3}, kFloat64).requires_grad_();
   Tensor y = zeros({2}, kFloat64).index_add(0, tensor<int64_t>({1, 1, 0}), w * 2.0);

@@ -190,6 +190,13 @@ class Tensor {
   Tensor& masked_scatter_(const Tensor& mask, const Tensor& source);
   Tensor& scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
                           bool include_self = true);
+  Tensor& cumsum_(int64_t dim);
+  Tensor& cumprod_(int64_t dim);
+  Tensor& addmm_(const Tensor& m1, const Tensor& m2, const Scalar& beta = 1, const Scalar& alpha = 1);
+  Tensor& addmv_(const Tensor& mat, const Tensor& vec, const Scalar& beta = 1, const Scalar& alpha = 1);
+  Tensor& addr_(const Tensor& vec1, const Tensor& vec2, const Scalar& beta = 1, const Scalar& alpha = 1);
+  Tensor& addbmm_(const Tensor& b1, const Tensor& b2, const Scalar& beta = 1, const Scalar& alpha = 1);
+  Tensor& baddbmm_(const Tensor& b1, const Tensor& b2, const Scalar& beta = 1, const Scalar& alpha = 1);
 
   // ---- elementwise ----
   Tensor add(const Tensor& o, const Scalar& alpha = 1) const;
@@ -270,6 +277,10 @@ class Tensor {
                   std::string_view interpolation = "linear") const;
   Tensor nanquantile(double q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
                      std::string_view interpolation = "linear") const;
+  Tensor quantile(const Tensor& q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                  std::string_view interpolation = "linear") const;
+  Tensor nanquantile(const Tensor& q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                     std::string_view interpolation = "linear") const;
   Tensor cumprod(int64_t dim) const;
   std::pair<Tensor, Tensor> cummax(int64_t dim) const;
   std::pair<Tensor, Tensor> cummin(int64_t dim) const;
@@ -345,6 +356,9 @@ class Tensor {
   Tensor slice_scatter(const Tensor& src, int64_t dim = 0, std::optional<int64_t> start = std::nullopt,
                        std::optional<int64_t> end = std::nullopt, int64_t step = 1) const;
   std::tuple<Tensor, Tensor, Tensor> unique(bool sorted = true, std::optional<int64_t> dim = std::nullopt) const;
+  std::tuple<Tensor, Tensor, Tensor> unique_consecutive(std::optional<int64_t> dim = std::nullopt) const;
+  std::vector<Tensor> hsplit(IntArrayRef indices) const;
+  std::vector<Tensor> vsplit(IntArrayRef indices) const;
 
   // ---- autograd (implemented by autograd/) ----
   bool requires_grad() const;
