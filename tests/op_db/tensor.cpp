@@ -126,6 +126,20 @@ void reductions(Table& t) {
   }));
   t.add("quantile", "nan", one([](const Tensors& x) { return quantile(x[0], 0.5, 1); })).gradcheck = false;
   t.add("nanquantile", "dim", one([](const Tensors& x) { return nanquantile(x[0], 0.4, 1); })).gradcheck = false;
+  // Edge values (NaN, inf): finite differences cannot step through them.
+  t.add("max", "nan", two([](const Tensors& x) { return max(x[0], 1); })).gradcheck = false;
+  t.add("min", "nan_all", one([](const Tensors& x) { return min(x[0]); })).gradcheck = false;
+  t.add("amax", "nan", one([](const Tensors& x) { return amax(x[0], {-1}); })).gradcheck = false;
+  t.nondiff("argmax", "nan", one([](const Tensors& x) { return argmax(x[0], 1); }));
+  t.add("sum", "inf", one([](const Tensors& x) { return sum(x[0], {1}); })).gradcheck = false;
+  t.add("logsumexp", "all_neg_inf", one([](const Tensors& x) { return logsumexp(x[0], {1}); })).gradcheck = false;
+  t.add("var", "one_element", one([](const Tensors& x) { return var(x[0], {1}); })).gradcheck = false;
+  t.add("prod", "empty", one([](const Tensors& x) { return prod(x[0], {1}); }));
+  t.add("cumsum", "inf_nan", one([](const Tensors& x) { return cumsum(x[0], 1); })).gradcheck = false;
+  t.add("sort", "descending_nan_signed_zero", two([](const Tensors& x) {
+    return sort(x[0], -1, true, true);
+  })).gradcheck = false;
+  t.add("topk", "nan", two([](const Tensors& x) { return topk(x[0], 2); })).gradcheck = false;
   t.nondiff("unique", "flat", three([](const Tensors& x) { return unique(x[0]); }));
   t.nondiff("unique", "float", three([](const Tensors& x) { return x[0].unique(); }));
   t.nondiff("unique", "dim0", three([](const Tensors& x) { return unique(x[0], true, 0); }));

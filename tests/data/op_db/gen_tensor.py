@@ -122,6 +122,21 @@ r.case("unique_consecutive", "flat", [i64([1, 1, 2, 2, 3, 1, 1, 2])],
 r.case("unique_consecutive", "dim0", [i64([[1, 2], [1, 2], [3, 4], [1, 2]])],
        lambda x: torch.unique_consecutive(x, dim=0, return_inverse=True, return_counts=True), grad=False)
 
+# Edge values: NaN propagates through max/min/amax and wins argmax; inf and
+# -inf through sums and logsumexp; one element has no variance (NaN).
+r.case("max", "nan", [f64([[1.0, nan, 3.0], [2.0, 1.0, 0.0]])], lambda x: torch.max(x, 1))
+r.case("min", "nan_all", [f64([[1.0, nan], [-2.0, 0.0]])], lambda x: torch.min(x))
+r.case("amax", "nan", [f64([[1.0, nan, 3.0], [2.0, 1.0, 0.0]])], lambda x: torch.amax(x, -1))
+r.case("argmax", "nan", [f64([[1.0, nan, 3.0], [2.0, 5.0, 0.0]])], lambda x: torch.argmax(x, 1), grad=False)
+r.case("sum", "inf", [f64([[1.0, inf, -2.0], [inf, -inf, 0.0]])], lambda x: torch.sum(x, 1))
+r.case("logsumexp", "all_neg_inf", [f64([[-inf, -inf], [0.0, -inf]])], lambda x: torch.logsumexp(x, 1))
+r.case("var", "one_element", [f64([[1.5], [2.0]])], lambda x: torch.var(x, 1))
+r.case("prod", "empty", [randn(2, 0)], lambda x: torch.prod(x, 1))
+r.case("cumsum", "inf_nan", [f64([[1.0, inf, -inf, 2.0], [nan, 1.0, 2.0, 3.0]])], lambda x: torch.cumsum(x, 1))
+r.case("sort", "descending_nan_signed_zero", [f64([[0.0, nan, -0.0, -1.0, inf]])],
+       lambda x: torch.sort(x, descending=True, stable=True))
+r.case("topk", "nan", [f64([[1.0, nan, 3.0, 2.0]])], lambda x: torch.topk(x, 2))
+
 # ---- Comparison and sorting ----
 r.case("sort", "descending", [randn(3, 5)], lambda x: torch.sort(x, -1, descending=True))
 r.case("sort", "dim0_stable_ties", [f64([[2, 1], [1, 1], [2, 0], [nan, 1]])],
