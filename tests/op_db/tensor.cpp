@@ -140,6 +140,15 @@ void reductions(Table& t) {
     return sort(x[0], -1, true, true);
   })).gradcheck = false;
   t.add("topk", "nan", two([](const Tensors& x) { return topk(x[0], 2); })).gradcheck = false;
+  t.nondiff("median", "int64", two([](const Tensors& x) { return median(x[0], 1); }));
+  t.nondiff("kthvalue", "int64", two([](const Tensors& x) { return kthvalue(x[0], 3, 1); }));
+  t.nondiff("cummax", "int64", two([](const Tensors& x) { return cummax(x[0], 1); }));
+  t.nondiff("mode", "int64", two([](const Tensors& x) { return mode(x[0], 1); }));
+  t.nondiff("roll", "int64", one([](const Tensors& x) { return roll(x[0], {1, 1}, {0, 1}); }));
+  // A float32 reference (finite differences run on the float64 variants).
+  OpInfo& q32 = t.add("quantile", "float32", one([](const Tensors& x) { return quantile(x[0], 0.75, 1); }));
+  q32.rtol = 1e-6;
+  q32.gradcheck = false;
   t.nondiff("unique", "flat", three([](const Tensors& x) { return unique(x[0]); }));
   t.nondiff("unique", "float", three([](const Tensors& x) { return x[0].unique(); }));
   t.nondiff("unique", "dim0", three([](const Tensors& x) { return unique(x[0], true, 0); }));

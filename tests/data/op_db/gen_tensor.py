@@ -137,6 +137,14 @@ r.case("sort", "descending_nan_signed_zero", [f64([[0.0, nan, -0.0, -1.0, inf]])
        lambda x: torch.sort(x, descending=True, stable=True))
 r.case("topk", "nan", [f64([[1.0, nan, 3.0, 2.0]])], lambda x: torch.topk(x, 2))
 
+# Integer inputs through the order statistics and scans.
+r.case("median", "int64", [i64([[5, -3, 2, 9], [1, 1, 0, 7]])], lambda x: torch.median(x, 1), grad=False)
+r.case("kthvalue", "int64", [i64([[5, -3, 2, 9], [4, 1, 0, 7]])], lambda x: torch.kthvalue(x, 3, 1), grad=False)
+r.case("cummax", "int64", [i64([[5, -3, 7, 7, 2]])], lambda x: torch.cummax(x, 1), grad=False)
+r.case("mode", "int64", [i64([[3, 1, 3, 1, 2]])], lambda x: torch.mode(x, 1), grad=False)
+r.case("roll", "int64", [i64([[1, 2, 3], [4, 5, 6]])], lambda x: torch.roll(x, (1, 1), (0, 1)), grad=False)
+r.case("quantile", "float32", [torch.randn(3, 5, dtype=torch.float32)], lambda x: torch.quantile(x, 0.75, dim=1))
+
 # ---- Comparison and sorting ----
 r.case("sort", "descending", [randn(3, 5)], lambda x: torch.sort(x, -1, descending=True))
 r.case("sort", "dim0_stable_ties", [f64([[2, 1], [1, 1], [2, 0], [nan, 1]])],
