@@ -17,6 +17,7 @@
 #include "ember/ops/indexing.h"
 #include "ember/ops/linalg.h"
 #include "ember/ops/nn_functional.h"
+#include "ember/ops/other.h"
 #include "ember/ops/reduction.h"
 #include "ember/ops/view.h"
 

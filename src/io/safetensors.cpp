@@ -178,7 +178,11 @@ Header parse_header(const std::string& prefix, uint64_t total, const std::string
                    v["dtype"].get<std::string>(), fmt::join(e.shape, ", "), nbytes);
     out.entries.push_back(std::move(e));
   }
-  std::sort(out.entries.begin(), out.entries.end(), [](const Entry& a, const Entry& b) { return a.begin < b.begin; });
+  // By (begin, end): an empty tensor shares its begin with the next one and
+  // must come first, whatever order the sort would leave ties in.
+  std::sort(out.entries.begin(), out.entries.end(), [](const Entry& a, const Entry& b) {
+    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+  });
   uint64_t expect = 0;
   for (const Entry& e : out.entries) {
     EMBER_ST_CHECK(e.begin == expect, "tensor '{}' starts at byte {} but the previous data ends at {} (overlap or gap)",

@@ -196,7 +196,7 @@ void check_nonempty_dims(const Tensor& t, DimMask m, IntArrayRef dims, const cha
                       fmt::join(t.sizes(), ", "));
 }
 
-Tensor extreme(Op op, const Tensor& t, IntArrayRef dims, bool keepdim);
+Tensor extreme(Op op, const Tensor& t, IntArrayRef dims, bool keepdim, bool nan_aware = false);
 
 // (values, indices) of max/min along one dim, or indices only (argmax/argmin).
 Outputs arg_reduce(Op op, const char* name, const Tensor& t, int64_t dim, bool keepdim, bool values) {
@@ -240,8 +240,14 @@ ReduceCtx reduce_ctx(const Tensor& t, DimMask m, bool keepdim) {
 
 // Gradient spread evenly over the elements equal to the reduced value
 // (amax/amin/max/min over all, norm inf): PyTorch's evenly_distribute rule.
-Tensor evenly_distribute(const ReduceCtx& c, const Tensor& g, const Tensor& x, const Tensor& value) {
-  Tensor hit = eq(x, c.up(value)).to(g.dtype());
+// nan_aware (max()/min() over all, like PyTorch's): a NaN result counts the
+// NaN elements as equal to it; amax/amin and norm leave 0/0 = NaN there.
+Tensor evenly_distribute(const ReduceCtx& c, const Tensor& g, const Tensor& x, const Tensor& value,
+                         bool nan_aware = false) {
+  Tensor up = c.up(value);
+  Tensor hit = eq(x, up);
+  if (nan_aware) hit = logical_or(hit, logical_and(isnan(x), isnan(up)));
+  hit = hit.to(g.dtype());
   Tensor count = sum(hit, c.dims, true);
   return c.up(g) * hit / count.expand(c.in_sizes);
 }
@@ -304,7 +310,7 @@ Tensor prod(const Tensor& t, IntArrayRef dims, bool keepdim, std::optional<Scala
 }
 
 namespace {
-Tensor extreme(Op op, const Tensor& t, IntArrayRef dims, bool keepdim) {
+Tensor extreme(Op op, const Tensor& t, IntArrayRef dims, bool keepdim, bool nan_aware) {
   const char* name = op_name(op).data();
   DimMask m = dim_mask(t, dims, name);
   check_nonempty_dims(t, m, dims, name);
@@ -312,8 +318,8 @@ Tensor extreme(Op op, const Tensor& t, IntArrayRef dims, bool keepdim) {
   if (any_requires_grad({&t})) {
     SavedTensor sx = save(t), so = save_output(out);
     record(op == Op::amax ? "AmaxBackward0" : "AminBackward0", {&t}, {sx, so}, out,
-           [c = reduce_ctx(t, m, keepdim), sx, so](const variable_list& g) -> variable_list {
-             return {evenly_distribute(c, g[0], sx.unpack(), so.unpack())};
+           [c = reduce_ctx(t, m, keepdim), sx, so, nan_aware](const variable_list& g) -> variable_list {
+             return {evenly_distribute(c, g[0], sx.unpack(), so.unpack(), nan_aware)};
            });
   }
   return out;
@@ -351,11 +357,11 @@ std::pair<Tensor, Tensor> min(const Tensor& t, int64_t dim, bool keepdim) {
 
 Tensor max(const Tensor& t) {
   check_nonempty_dims(t, {}, {}, "max");
-  return amax(t);
+  return extreme(Op::amax, t, {}, false, /*nan_aware=*/true);
 }
 Tensor min(const Tensor& t) {
   check_nonempty_dims(t, {}, {}, "min");
-  return amin(t);
+  return extreme(Op::amin, t, {}, false, /*nan_aware=*/true);
 }
 
 Tensor argmax(const Tensor& t, std::optional<int64_t> dim, bool keepdim) {

@@ -9,6 +9,8 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -182,6 +184,19 @@ class Tensor {
   Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src);
   Tensor& tril_(int64_t diagonal = 0);
   Tensor& triu_(int64_t diagonal = 0);
+  Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1);
+  Tensor& index_copy_(int64_t dim, const Tensor& index, const Tensor& source);
+  Tensor& index_put_(TensorList indices, const Tensor& values, bool accumulate = false);
+  Tensor& masked_scatter_(const Tensor& mask, const Tensor& source);
+  Tensor& scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
+                          bool include_self = true);
+  Tensor& cumsum_(int64_t dim);
+  Tensor& cumprod_(int64_t dim);
+  Tensor& addmm_(const Tensor& m1, const Tensor& m2, const Scalar& beta = 1, const Scalar& alpha = 1);
+  Tensor& addmv_(const Tensor& mat, const Tensor& vec, const Scalar& beta = 1, const Scalar& alpha = 1);
+  Tensor& addr_(const Tensor& vec1, const Tensor& vec2, const Scalar& beta = 1, const Scalar& alpha = 1);
+  Tensor& addbmm_(const Tensor& b1, const Tensor& b2, const Scalar& beta = 1, const Scalar& alpha = 1);
+  Tensor& baddbmm_(const Tensor& b1, const Tensor& b2, const Scalar& beta = 1, const Scalar& alpha = 1);
 
   // ---- elementwise ----
   Tensor add(const Tensor& o, const Scalar& alpha = 1) const;
@@ -245,6 +260,36 @@ class Tensor {
   Tensor cumsum(int64_t dim) const;
   Tensor softmax(int64_t dim) const;
   Tensor log_softmax(int64_t dim) const;
+  // more reductions and scans (issue 20)
+  Tensor amax(IntArrayRef dims = {}, bool keepdim = false) const;
+  Tensor amin(IntArrayRef dims = {}, bool keepdim = false) const;
+  std::pair<Tensor, Tensor> aminmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor count_nonzero(IntArrayRef dims = {}) const;
+  Tensor dist(const Tensor& other, double p = 2) const;
+  Tensor median() const;
+  std::pair<Tensor, Tensor> median(int64_t dim, bool keepdim = false) const;
+  Tensor nanmedian() const;
+  std::pair<Tensor, Tensor> nanmedian(int64_t dim, bool keepdim = false) const;
+  std::pair<Tensor, Tensor> mode(int64_t dim = -1, bool keepdim = false) const;
+  Tensor nansum(IntArrayRef dims = {}, bool keepdim = false) const;
+  Tensor nanmean(IntArrayRef dims = {}, bool keepdim = false) const;
+  Tensor quantile(double q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                  std::string_view interpolation = "linear") const;
+  Tensor nanquantile(double q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                     std::string_view interpolation = "linear") const;
+  Tensor quantile(const Tensor& q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                  std::string_view interpolation = "linear") const;
+  Tensor nanquantile(const Tensor& q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                     std::string_view interpolation = "linear") const;
+  Tensor cumprod(int64_t dim) const;
+  std::pair<Tensor, Tensor> cummax(int64_t dim) const;
+  std::pair<Tensor, Tensor> cummin(int64_t dim) const;
+  Tensor logcumsumexp(int64_t dim) const;
+  std::pair<Tensor, Tensor> sort(int64_t dim = -1, bool descending = false) const;
+  Tensor argsort(int64_t dim = -1, bool descending = false) const;
+  std::pair<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true) const;
+  std::pair<Tensor, Tensor> kthvalue(int64_t k, int64_t dim = -1, bool keepdim = false) const;
+  Tensor msort() const;
 
   // ---- linear algebra and indexing ----
   Tensor matmul(const Tensor& o) const;
@@ -256,6 +301,64 @@ class Tensor {
   Tensor repeat(IntArrayRef repeats) const;
   Tensor tril(int64_t diagonal = 0) const;
   Tensor triu(int64_t diagonal = 0) const;
+  // more products, shapes and indexing (issue 20)
+  Tensor mv(const Tensor& vec) const;
+  Tensor dot(const Tensor& o) const;
+  Tensor outer(const Tensor& o) const;
+  Tensor inner(const Tensor& o) const;
+  Tensor addmm(const Tensor& m1, const Tensor& m2, const Scalar& beta = 1, const Scalar& alpha = 1) const;
+  Tensor addmv(const Tensor& mat, const Tensor& vec, const Scalar& beta = 1, const Scalar& alpha = 1) const;
+  Tensor addr(const Tensor& vec1, const Tensor& vec2, const Scalar& beta = 1, const Scalar& alpha = 1) const;
+  Tensor addbmm(const Tensor& b1, const Tensor& b2, const Scalar& beta = 1, const Scalar& alpha = 1) const;
+  Tensor baddbmm(const Tensor& b1, const Tensor& b2, const Scalar& beta = 1, const Scalar& alpha = 1) const;
+  Tensor matrix_power(int64_t n) const;
+  Tensor kron(const Tensor& o) const;
+  Tensor cross(const Tensor& o, std::optional<int64_t> dim = std::nullopt) const;
+  Tensor diag(int64_t diagonal = 0) const;
+  Tensor diag_embed(int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1) const;
+  Tensor diff(int64_t n = 1, int64_t dim = -1) const;
+  Tensor trace() const;
+  Tensor bincount(const std::optional<Tensor>& weights = std::nullopt, int64_t minlength = 0) const;
+  Tensor histc(int64_t bins = 100, double min = 0, double max = 0) const;
+  Tensor flip(IntArrayRef dims) const;
+  Tensor fliplr() const;
+  Tensor flipud() const;
+  Tensor movedim(IntArrayRef source, IntArrayRef destination) const;
+  Tensor movedim(int64_t source, int64_t destination) const;
+  Tensor swapdims(int64_t dim0, int64_t dim1) const;
+  Tensor swapaxes(int64_t dim0, int64_t dim1) const;
+  Tensor roll(IntArrayRef shifts, IntArrayRef dims = {}) const;
+  Tensor rot90(int64_t k = 1, IntArrayRef dims = {0, 1}) const;
+  Tensor tile(IntArrayRef dims) const;
+  Tensor repeat_interleave(int64_t repeats, std::optional<int64_t> dim = std::nullopt) const;
+  Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> dim = std::nullopt) const;
+  std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
+  std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
+  std::vector<Tensor> unbind(int64_t dim = 0) const;
+  std::vector<Tensor> tensor_split(int64_t sections, int64_t dim = 0) const;
+  std::vector<Tensor> tensor_split(IntArrayRef indices, int64_t dim = 0) const;
+  std::vector<Tensor> hsplit(int64_t sections) const;
+  std::vector<Tensor> vsplit(int64_t sections) const;
+  Tensor argwhere() const;
+  Tensor nonzero() const;
+  Tensor take(const Tensor& index) const;
+  Tensor take_along_dim(const Tensor& indices, std::optional<int64_t> dim = std::nullopt) const;
+  Tensor scatter(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor scatter_reduce(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
+                        bool include_self = true) const;
+  Tensor index_add(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1) const;
+  Tensor index_copy(int64_t dim, const Tensor& index, const Tensor& source) const;
+  Tensor index_fill(int64_t dim, const Tensor& index, const Scalar& value) const;
+  Tensor index_put(TensorList indices, const Tensor& values, bool accumulate = false) const;
+  Tensor masked_scatter(const Tensor& mask, const Tensor& source) const;
+  Tensor select_scatter(const Tensor& src, int64_t dim, int64_t index) const;
+  Tensor slice_scatter(const Tensor& src, int64_t dim = 0, std::optional<int64_t> start = std::nullopt,
+                       std::optional<int64_t> end = std::nullopt, int64_t step = 1) const;
+  std::tuple<Tensor, Tensor, Tensor> unique(bool sorted = true, std::optional<int64_t> dim = std::nullopt) const;
+  std::tuple<Tensor, Tensor, Tensor> unique_consecutive(std::optional<int64_t> dim = std::nullopt) const;
+  std::vector<Tensor> hsplit(IntArrayRef indices) const;
+  std::vector<Tensor> vsplit(IntArrayRef indices) const;
 
   // ---- autograd (implemented by autograd/) ----
   bool requires_grad() const;

@@ -20,4 +20,23 @@ Tensor linear(const Tensor& x, const Tensor& weight, const std::optional<Tensor>
 Tensor dot(const Tensor& a, const Tensor& b);
 Tensor outer(const Tensor& a, const Tensor& b);
 
+// ---- more products (issue 20; src/ops/products.cpp) ----
+Tensor mv(const Tensor& mat, const Tensor& vec);  // [n, m] @ [m]
+// beta * input + alpha * (mat @ vec)
+Tensor addmv(const Tensor& input, const Tensor& mat, const Tensor& vec, const Scalar& beta = 1,
+             const Scalar& alpha = 1);
+// beta * input + alpha * outer(vec1, vec2)
+Tensor addr(const Tensor& input, const Tensor& vec1, const Tensor& vec2, const Scalar& beta = 1,
+            const Scalar& alpha = 1);
+// beta * input + alpha * sum_b batch1[b] @ batch2[b]
+Tensor addbmm(const Tensor& input, const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1,
+              const Scalar& alpha = 1);
+// beta * input + alpha * bmm(batch1, batch2)
+Tensor baddbmm(const Tensor& input, const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1,
+               const Scalar& alpha = 1);
+// Sum over the last dims of a and b.
+Tensor inner(const Tensor& a, const Tensor& b);
+// n >= 0 (negative powers need an inverse, not in Ember yet).
+Tensor matrix_power(const Tensor& t, int64_t n);
+
 }  // namespace ember
