@@ -20,6 +20,11 @@
 #include "ember/ops/other.h"
 #include "ember/ops/reduction.h"
 #include "ember/ops/view.h"
+#include "ember/ops/attention.h"
+#include "ember/ops/distance.h"
+#include "ember/ops/dropout.h"
+#include "ember/ops/normalization.h"
+#include "ember/ops/resample.h"
 
 namespace ember {
 // Ember's version string ("0.1.0").

@@ -111,4 +111,24 @@ Tensor ConvTranspose2d::forward(const Tensor& input) {
   return conv_transpose2d(input, weight, bias_or_none(), stride, padding, output_padding, groups, dilation);
 }
 
+Conv3d::Conv3d(int64_t in, int64_t out, ExpandingArray<3> kernel_size, ExpandingArray<3> stride,
+               ConvPadding<3> padding, ExpandingArray<3> dilation, int64_t groups, bool bias, ScalarType dtype)
+    : ConvNd("Conv3d", in, out, vec(kernel_size), vec(stride), vec(padding.sizes), padding.mode, vec(dilation),
+             {0, 0, 0}, groups, false, bias, dtype) {}
+
+Tensor Conv3d::forward(const Tensor& input) {
+  if (padding_mode.empty()) return conv3d(input, weight, bias_or_none(), stride, padding, dilation, groups);
+  return conv3d_padding_mode(input, weight, bias_or_none(), stride, padding_mode, dilation, groups);
+}
+
+ConvTranspose1d::ConvTranspose1d(int64_t in, int64_t out, ExpandingArray<1> kernel_size, ExpandingArray<1> stride,
+                                 ExpandingArray<1> padding, ExpandingArray<1> output_padding, int64_t groups,
+                                 bool bias, ExpandingArray<1> dilation, ScalarType dtype)
+    : ConvNd("ConvTranspose1d", in, out, vec(kernel_size), vec(stride), vec(padding), "", vec(dilation),
+             vec(output_padding), groups, true, bias, dtype) {}
+
+Tensor ConvTranspose1d::forward(const Tensor& input) {
+  return conv_transpose1d(input, weight, bias_or_none(), stride, padding, output_padding, groups, dilation);
+}
+
 }  // namespace ember::nn

@@ -1,10 +1,11 @@
-// Embedding.
+// Embedding and EmbeddingBag.
 #include "ember/nn/embedding.h"
 
 #include "ember/core/grad_mode.h"
 #include "ember/nn/init.h"
 #include "ember/ops/activation.h"
 #include "ember/ops/factory.h"
+#include "ember/ops/nn_functional.h"
 
 namespace ember::nn {
 
@@ -48,6 +49,46 @@ Tensor Embedding::forward(const Tensor& indices) { return embedding(indices, wei
 
 std::string Embedding::extra_repr() const {
   std::string s = fmt::format("{}, {}", num_embeddings, embedding_dim);
+  if (padding_idx) s += fmt::format(", padding_idx={}", *padding_idx);
+  return s;
+}
+
+EmbeddingBag::EmbeddingBag(int64_t n, int64_t dim, std::string mode_, bool include_last, std::optional<int64_t> pad,
+                           ScalarType dtype)
+    : Module("EmbeddingBag"),
+      num_embeddings(n),
+      embedding_dim(dim),
+      mode(std::move(mode_)),
+      include_last_offset(include_last),
+      padding_idx(wrap_padding(pad, n)),
+      weight(register_parameter("weight", empty({n, dim}, dtype))) {
+  EMBER_CHECK(mode == "sum" || mode == "mean" || mode == "max", "EmbeddingBag: mode has to be one of sum, mean or max, "
+              "got '{}'", mode);
+  reset_parameters();
+}
+
+void EmbeddingBag::reset_parameters() {
+  init::normal_(weight);
+  if (padding_idx) {
+    NoGradGuard g;
+    weight.select(0, *padding_idx).zero_();
+  }
+}
+
+Tensor EmbeddingBag::forward(const Tensor& input) { return forward(input, Tensor()); }
+
+Tensor EmbeddingBag::forward(const Tensor& input, const Tensor& offsets, const Tensor& per_sample_weights) {
+  EmbeddingBagOptions o;
+  o.offsets = offsets;
+  o.mode = mode;
+  o.per_sample_weights = per_sample_weights;
+  o.include_last_offset = include_last_offset;
+  o.padding_idx = padding_idx;
+  return embedding_bag(input, weight, o);
+}
+
+std::string EmbeddingBag::extra_repr() const {
+  std::string s = fmt::format("{}, {}, mode={}", num_embeddings, embedding_dim, mode);
   if (padding_idx) s += fmt::format(", padding_idx={}", *padding_idx);
   return s;
 }

@@ -7,23 +7,13 @@
 #include "ember/ops/indexing.h"
 #include "ember/ops/reduction.h"
 #include "ember/ops/view.h"
+#include "nn/loss_util.h"
 
 namespace ember::nn {
 namespace functional {
 
 namespace {
 std::string shape_str(IntArrayRef s) { return fmt::format("[{}]", fmt::join(s.vec(), ", ")); }
-
-void check_reduction(const std::string& r, const char* op, bool batchmean = false) {
-  EMBER_CHECK(r == "none" || r == "mean" || r == "sum" || (batchmean && r == "batchmean"),
-              "{}: reduction must be 'none', 'mean'{} or 'sum', got '{}'", op, batchmean ? ", 'batchmean'" : "", r);
-}
-
-Tensor reduce(const Tensor& loss, const std::string& r) {
-  if (r == "mean") return mean(loss);
-  if (r == "sum") return sum(loss);
-  return loss;
-}
 
 void check_same_shape(const Tensor& input, const Tensor& target, const char* op) {
   EMBER_CHECK(input.sizes().vec() == target.sizes().vec(),

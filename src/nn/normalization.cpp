@@ -5,6 +5,7 @@
 #include "ember/nn/init.h"
 #include "ember/ops/activation.h"
 #include "ember/ops/factory.h"
+#include "ember/ops/normalization.h"
 
 namespace ember::nn {
 
@@ -131,6 +132,72 @@ Tensor GroupNorm::forward(const Tensor& input) {
 
 std::string GroupNorm::extra_repr() const {
   return fmt::format("{}, {}, eps={}, affine={}", num_groups, num_channels, py_float(eps), py_bool(affine));
+}
+
+// ---- InstanceNorm ----
+
+InstanceNorm::InstanceNorm(std::string type_name, int64_t spatial, int64_t n, double eps_, double momentum_,
+                           bool affine_, bool track, ScalarType dtype)
+    : Module(std::move(type_name)),
+      spatial_dims(spatial),
+      num_features(n),
+      eps(eps_),
+      momentum(momentum_),
+      affine(affine_),
+      track_running_stats(track),
+      weight(register_parameter("weight", maybe(affine_, empty({n}, dtype)))),
+      bias(register_parameter("bias", maybe(affine_, empty({n}, dtype)))),
+      running_mean(register_buffer("running_mean", maybe(track, zeros({n}, dtype)))),
+      running_var(register_buffer("running_var", maybe(track, ones({n}, dtype)))),
+      num_batches_tracked(register_buffer("num_batches_tracked", maybe(track, zeros({}, kInt64)))) {
+  reset_parameters();
+}
+
+void InstanceNorm::reset_running_stats() {
+  if (!track_running_stats) return;
+  init::zeros_(running_mean);
+  init::ones_(running_var);
+  NoGradGuard g;
+  num_batches_tracked.zero_();
+}
+
+void InstanceNorm::reset_parameters() {
+  reset_running_stats();
+  if (affine) {
+    init::ones_(weight);
+    init::zeros_(bias);
+  }
+}
+
+Tensor InstanceNorm::forward(const Tensor& input) {
+  EMBER_CHECK(input.dim() == spatial_dims + 1 || input.dim() == spatial_dims + 2,
+              "{}: expected {}D (unbatched) or {}D (batched) input (got {}D input)", type_name(), spatial_dims + 1,
+              spatial_dims + 2, input.dim());
+  bool batched = input.dim() == spatial_dims + 2;
+  Tensor x = batched ? input : input.unsqueeze(0);
+  // PyTorch only warns when an affine-free layer sees another channel count.
+  EMBER_CHECK(!affine || x.size(1) == num_features,
+              "{}: expected input's size at dim={} to match num_features ({}), but got: {}.", type_name(),
+              batched ? 1 : 0, num_features, x.size(1));
+  Tensor out = instance_norm(x, running_mean, running_var, weight, bias, is_training() || !track_running_stats,
+                             momentum, eps);
+  return batched ? out : out.squeeze(0);
+}
+
+std::string InstanceNorm::extra_repr() const {
+  return fmt::format("{}, eps={}, momentum={}, affine={}, track_running_stats={}", num_features, py_float(eps),
+                     py_float(momentum), py_bool(affine), py_bool(track_running_stats));
+}
+
+// ---- LocalResponseNorm ----
+
+LocalResponseNorm::LocalResponseNorm(int64_t size_, double alpha_, double beta_, double k_)
+    : Module("LocalResponseNorm"), size(size_), alpha(alpha_), beta(beta_), k(k_) {}
+
+Tensor LocalResponseNorm::forward(const Tensor& input) { return local_response_norm(input, size, alpha, beta, k); }
+
+std::string LocalResponseNorm::extra_repr() const {
+  return fmt::format("{}, alpha={}, beta={}, k={}", size, py_float(alpha), py_float(beta), py_float(k));
 }
 
 }  // namespace ember::nn

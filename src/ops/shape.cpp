@@ -26,8 +26,9 @@ Tensor triangle(const Tensor& t, int64_t diagonal, bool lower, const char* op) {
 }
 
 // Source position of output position j of a dim padded by (left, right).
-int64_t pad_source(int64_t j, int64_t left, int64_t size, bool reflect) {
+int64_t pad_source(int64_t j, int64_t left, int64_t size, bool reflect, bool circular) {
   int64_t p = j - left;
+  if (circular) return ((p % size) + size) % size;
   if (!reflect) return std::clamp<int64_t>(p, 0, size - 1);
   if (p < 0) return -p;
   if (p >= size) return 2 * (size - 1) - p;
@@ -46,8 +47,8 @@ Tensor pad(const Tensor& t, IntArrayRef pad, std::string_view mode, double value
   EMBER_CHECK(k <= t.dim(), "pad: padding length too large: {} values pad {} dims but the input {} has {}",
               pad.size(), k, shape_str(t.sizes()), t.dim());
   const bool constant = mode == "constant";
-  EMBER_CHECK(constant || mode == "reflect" || mode == "replicate",
-              "pad: unrecognised padding mode '{}' (expected 'constant', 'reflect' or 'replicate')", mode);
+  EMBER_CHECK(constant || mode == "reflect" || mode == "replicate" || mode == "circular",
+              "pad: unrecognised padding mode '{}' (expected 'constant', 'reflect', 'replicate' or 'circular')", mode);
   DimVector shape(t.sizes());
   for (int64_t i = 0; i < k; ++i) {
     int64_t d = t.dim() - 1 - i, left = pad[2 * i], right = pad[2 * i + 1];
@@ -85,9 +86,9 @@ Tensor pad(const Tensor& t, IntArrayRef pad, std::string_view mode, double value
     return out;
   }
 
-  // reflect / replicate: one index_select per padded dim with the source
-  // position of every output position (negative pads simply crop).
-  const bool reflect = mode == "reflect";
+  // reflect / replicate / circular: one index_select per padded dim with the
+  // source position of every output position (negative pads simply crop).
+  const bool reflect = mode == "reflect", circular = mode == "circular";
   Tensor out = t;
   for (int64_t i = 0; i < k; ++i) {
     int64_t d = t.dim() - 1 - i, left = pad[2 * i], right = pad[2 * i + 1], size = t.sizes()[d];
@@ -96,11 +97,16 @@ Tensor pad(const Tensor& t, IntArrayRef pad, std::string_view mode, double value
                   "pad: padding size should be less than the corresponding input dimension, but got: "
                   "padding ({}, {}) at dimension {} of input {}",
                   left, right, d, shape_str(t.sizes()));
+    else if (circular)
+      EMBER_CHECK(left <= size && right <= size,
+                  "pad: Padding value causes wrapping around more than once: padding ({}, {}) at dimension {} of "
+                  "input {}",
+                  left, right, d, shape_str(t.sizes()));
     else
       EMBER_CHECK(size > 0 || shape[d] == 0,
                   "pad: replicate padding needs a non-empty dimension {} of input {}", d, shape_str(t.sizes()));
     std::vector<int64_t> src(static_cast<size_t>(shape[d]));
-    for (int64_t j = 0; j < shape[d]; ++j) src[j] = pad_source(j, left, size, reflect);
+    for (int64_t j = 0; j < shape[d]; ++j) src[j] = pad_source(j, left, size, reflect, circular);
     out = index_select(out, d, tensor<int64_t>(src, {shape[d]}));
   }
   return out.is_same(t) ? t.clone() : out;

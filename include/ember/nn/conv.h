@@ -1,4 +1,4 @@
-// Convolution layers: Conv1d, Conv2d, ConvTranspose2d (torch.nn names,
+// Convolution layers: Conv1d/2d/3d, ConvTranspose1d/2d (torch.nn names,
 // arguments, initialisation, state_dict keys and repr).
 #pragma once
 
@@ -101,6 +101,25 @@ class ConvTranspose2d : public ConvNd {
   ConvTranspose2d(int64_t in_channels, int64_t out_channels, ExpandingArray<2> kernel_size,
                   ExpandingArray<2> stride = 1, ExpandingArray<2> padding = 0, ExpandingArray<2> output_padding = 0,
                   int64_t groups = 1, bool bias = true, ExpandingArray<2> dilation = 1, ScalarType dtype = kFloat32);
+  Tensor forward(const Tensor& input) override;
+};
+
+// input [N, C_in, D, H, W] -> [N, C_out, D_out, H_out, W_out]; weight
+// [C_out, C_in / groups, kD, kH, kW].
+class Conv3d : public ConvNd {
+ public:
+  Conv3d(int64_t in_channels, int64_t out_channels, ExpandingArray<3> kernel_size, ExpandingArray<3> stride = 1,
+         ConvPadding<3> padding = 0, ExpandingArray<3> dilation = 1, int64_t groups = 1, bool bias = true,
+         ScalarType dtype = kFloat32);
+  Tensor forward(const Tensor& input) override;
+};
+
+// ConvTranspose2d's 1-D form; weight [C_in, C_out / groups, K].
+class ConvTranspose1d : public ConvNd {
+ public:
+  ConvTranspose1d(int64_t in_channels, int64_t out_channels, ExpandingArray<1> kernel_size,
+                  ExpandingArray<1> stride = 1, ExpandingArray<1> padding = 0, ExpandingArray<1> output_padding = 0,
+                  int64_t groups = 1, bool bias = true, ExpandingArray<1> dilation = 1, ScalarType dtype = kFloat32);
   Tensor forward(const Tensor& input) override;
 };
 

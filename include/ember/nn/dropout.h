@@ -1,4 +1,5 @@
-// Dropout and Dropout2d: random zeroing in training, identity in eval.
+// Dropout, Dropout1d/2d/3d, AlphaDropout: random zeroing in training,
+// identity in eval.
 #pragma once
 
 #include "ember/core/generator.h"
@@ -21,6 +22,36 @@ class Dropout : public Module {
 class Dropout2d : public Module {
  public:
   explicit Dropout2d(double p = 0.5, Generator* gen = nullptr);
+  Tensor forward(const Tensor& input) override;
+  std::string extra_repr() const override;
+  const double p;
+  Generator* generator;
+};
+
+// Zeroes whole channels of (N, C, L) or (C, L) input.
+class Dropout1d : public Module {
+ public:
+  explicit Dropout1d(double p = 0.5, Generator* gen = nullptr);
+  Tensor forward(const Tensor& input) override;
+  std::string extra_repr() const override;
+  const double p;
+  Generator* generator;
+};
+
+// Zeroes whole channels of (N, C, D, H, W) or (C, D, H, W) input.
+class Dropout3d : public Module {
+ public:
+  explicit Dropout3d(double p = 0.5, Generator* gen = nullptr);
+  Tensor forward(const Tensor& input) override;
+  std::string extra_repr() const override;
+  const double p;
+  Generator* generator;
+};
+
+// F.alpha_dropout in training (keeps SELU's self-normalisation).
+class AlphaDropout : public Module {
+ public:
+  explicit AlphaDropout(double p = 0.5, Generator* gen = nullptr);
   Tensor forward(const Tensor& input) override;
   std::string extra_repr() const override;
   const double p;

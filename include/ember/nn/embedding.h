@@ -1,4 +1,4 @@
-// Embedding: a lookup table of vectors indexed by integer ids.
+// Embedding and EmbeddingBag: lookup tables of vectors indexed by integer ids.
 #pragma once
 
 #include <optional>
@@ -21,6 +21,27 @@ class Embedding : public Module {
   void reset_parameters();
 
   const int64_t num_embeddings, embedding_dim;
+  const std::optional<int64_t> padding_idx;  // wrapped to [0, num_embeddings)
+  Tensor& weight;
+};
+
+// Sums, means or maxes of bags of embeddings (F.embedding_bag); weight
+// [num_embeddings, embedding_dim] ~ N(0, 1), the padding_idx row zero.
+// max_norm, scale_grad_by_freq and sparse are not supported.
+class EmbeddingBag : public Module {
+ public:
+  EmbeddingBag(int64_t num_embeddings, int64_t embedding_dim, std::string mode = "mean",
+               bool include_last_offset = false, std::optional<int64_t> padding_idx = std::nullopt,
+               ScalarType dtype = kFloat32);
+  // input (B, N), or 1-D with offsets [B] (B + 1 with include_last_offset).
+  Tensor forward(const Tensor& input) override;
+  Tensor forward(const Tensor& input, const Tensor& offsets, const Tensor& per_sample_weights = Tensor());
+  std::string extra_repr() const override;
+  void reset_parameters();
+
+  const int64_t num_embeddings, embedding_dim;
+  const std::string mode;
+  const bool include_last_offset;
   const std::optional<int64_t> padding_idx;  // wrapped to [0, num_embeddings)
   Tensor& weight;
 };

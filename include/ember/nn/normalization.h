@@ -1,4 +1,5 @@
-// Normalisation layers: BatchNorm1d/2d, LayerNorm, GroupNorm.
+// Normalisation layers: BatchNorm1d/2d, InstanceNorm1d/2d/3d, LayerNorm,
+// GroupNorm, LocalResponseNorm.
 #pragma once
 
 #include <optional>
@@ -89,6 +90,64 @@ class GroupNorm : public Module {
   const bool affine;
   Tensor& weight;
   Tensor& bias;
+};
+
+// Shared by InstanceNorm1d/2d/3d: per-instance statistics (F.instance_norm).
+// Defaults differ from BatchNorm's: affine = false, track_running_stats =
+// false. With running stats, eval mode normalises with them. Unbatched input
+// (one dim fewer) is a batch of one.
+class InstanceNorm : public Module {
+ public:
+  InstanceNorm(std::string type_name, int64_t spatial_dims, int64_t num_features, double eps, double momentum,
+               bool affine, bool track_running_stats, ScalarType dtype);
+  Tensor forward(const Tensor& input) override;
+  std::string extra_repr() const override;
+  void reset_running_stats();
+  void reset_parameters();
+
+  const int64_t spatial_dims;
+  const int64_t num_features;
+  const double eps, momentum;
+  const bool affine, track_running_stats;
+  Tensor& weight;
+  Tensor& bias;
+  Tensor& running_mean;
+  Tensor& running_var;
+  Tensor& num_batches_tracked;
+};
+
+// Input (N, C, L) or (C, L).
+class InstanceNorm1d : public InstanceNorm {
+ public:
+  explicit InstanceNorm1d(int64_t num_features, double eps = 1e-5, double momentum = 0.1, bool affine = false,
+                          bool track_running_stats = false, ScalarType dtype = kFloat32)
+      : InstanceNorm("InstanceNorm1d", 1, num_features, eps, momentum, affine, track_running_stats, dtype) {}
+};
+
+// Input (N, C, H, W) or (C, H, W).
+class InstanceNorm2d : public InstanceNorm {
+ public:
+  explicit InstanceNorm2d(int64_t num_features, double eps = 1e-5, double momentum = 0.1, bool affine = false,
+                          bool track_running_stats = false, ScalarType dtype = kFloat32)
+      : InstanceNorm("InstanceNorm2d", 2, num_features, eps, momentum, affine, track_running_stats, dtype) {}
+};
+
+// Input (N, C, D, H, W) or (C, D, H, W).
+class InstanceNorm3d : public InstanceNorm {
+ public:
+  explicit InstanceNorm3d(int64_t num_features, double eps = 1e-5, double momentum = 0.1, bool affine = false,
+                          bool track_running_stats = false, ScalarType dtype = kFloat32)
+      : InstanceNorm("InstanceNorm3d", 3, num_features, eps, momentum, affine, track_running_stats, dtype) {}
+};
+
+// F.local_response_norm over the channels of (N, C, *).
+class LocalResponseNorm : public Module {
+ public:
+  explicit LocalResponseNorm(int64_t size, double alpha = 1e-4, double beta = 0.75, double k = 1.0);
+  Tensor forward(const Tensor& input) override;
+  std::string extra_repr() const override;
+  const int64_t size;
+  const double alpha, beta, k;
 };
 
 }  // namespace ember::nn

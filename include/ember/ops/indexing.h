@@ -34,7 +34,7 @@ Tensor argsort(const Tensor& t, int64_t dim = -1, bool descending = false);
 // int64 class indices -> int64 one-hot; num_classes = -1 infers max + 1.
 Tensor one_hot(const Tensor& t, int64_t num_classes = -1);
 // pad = (left, right) for the last dim, then (top, bottom) for the one before...
-// mode: "constant", "reflect", "replicate".
+// mode: "constant", "reflect", "replicate", "circular".
 Tensor pad(const Tensor& t, IntArrayRef pad, std::string_view mode = "constant", double value = 0);
 Tensor tril(const Tensor& t, int64_t diagonal = 0);
 Tensor triu(const Tensor& t, int64_t diagonal = 0);

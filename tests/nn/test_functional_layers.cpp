@@ -1,0 +1,229 @@
+// The torch.nn.functional additions as layers and losses (issue 20): PyTorch
+// 1.13's reprs (printed by python3-torch), state_dict keys, forwards equal to
+// the functionals (whose values op_db checks against PyTorch), the random
+// ops' statistics, and error messages.
+#include <cmath>
+
+#include "ember/nn/distance.h"
+#include "ember/nn/fold.h"
+#include "ember/nn/upsampling.h"
+#include "ember/ops/attention.h"
+#include "ember/ops/distance.h"
+#include "ember/ops/dropout.h"
+#include "ember/ops/normalization.h"
+#include "test_util.h"
+
+using namespace ember;
+using ember::testing::expect_error;
+
+namespace {
+
+std::vector<std::string> state_keys(nn::Module& m) {
+  std::vector<std::string> out;
+  for (auto& [name, t] : m.state_dict()) out.push_back(name);
+  return out;
+}
+
+void expect_same(const Tensor& a, const Tensor& b) {
+  ASSERT_EQ(a.sizes().vec(), b.sizes().vec());
+  EXPECT_TRUE(allclose(a, b, 1e-6, 1e-6));
+}
+
+}  // namespace
+
+TEST(FunctionalLayers, ReprMatchesPyTorch) {
+  EXPECT_EQ(nn::Conv3d(4, 6, 3).repr(), "Conv3d(4, 6, kernel_size=(3, 3, 3), stride=(1, 1, 1))");
+  EXPECT_EQ(nn::Conv3d(2, 4, {3, 2, 1}, 1, "same", 1, 1, false).repr(),
+            "Conv3d(2, 4, kernel_size=(3, 2, 1), stride=(1, 1, 1), padding=same, bias=False)");
+  EXPECT_EQ(nn::Conv3d(2, 4, 3, {1, 2, 1}, 1, 2, 2).repr(),
+            "Conv3d(2, 4, kernel_size=(3, 3, 3), stride=(1, 2, 1), padding=(1, 1, 1), dilation=(2, 2, 2), groups=2)");
+  EXPECT_EQ(nn::ConvTranspose1d(4, 3, 3, 2, 1, 1).repr(),
+            "ConvTranspose1d(4, 3, kernel_size=(3,), stride=(2,), padding=(1,), output_padding=(1,))");
+  EXPECT_EQ(nn::AvgPool1d(3, 2).repr(), "AvgPool1d(kernel_size=(3,), stride=(2,), padding=(0,))");
+  EXPECT_EQ(nn::AvgPool3d(2).repr(), "AvgPool3d(kernel_size=2, stride=2, padding=0)");
+  EXPECT_EQ(nn::AvgPool3d({2, 3, 2}, 1, 1, false, true, 3).repr(), "AvgPool3d(kernel_size=(2, 3, 2), stride=1, padding=1)");
+  EXPECT_EQ(nn::MaxPool3d(3, 2, 1).repr(), "MaxPool3d(kernel_size=3, stride=2, padding=1, dilation=1, ceil_mode=False)");
+  EXPECT_EQ(nn::AdaptiveMaxPool2d({3, 4}).repr(), "AdaptiveMaxPool2d(output_size=(3, 4))");
+  EXPECT_EQ(nn::AdaptiveMaxPool1d(4).repr(), "AdaptiveMaxPool1d(output_size=4)");
+  EXPECT_EQ(nn::AdaptiveAvgPool1d(4).repr(), "AdaptiveAvgPool1d(output_size=4)");
+  EXPECT_EQ(nn::AdaptiveAvgPool3d({2, 3, 4}).repr(), "AdaptiveAvgPool3d(output_size=(2, 3, 4))");
+  EXPECT_EQ(nn::InstanceNorm1d(3).repr(),
+            "InstanceNorm1d(3, eps=1e-05, momentum=0.1, affine=False, track_running_stats=False)");
+  EXPECT_EQ(nn::InstanceNorm2d(3, 1e-5, 0.1, true, true).repr(),
+            "InstanceNorm2d(3, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)");
+  EXPECT_EQ(nn::InstanceNorm3d(4, 1e-3, 0.2).repr(),
+            "InstanceNorm3d(4, eps=0.001, momentum=0.2, affine=False, track_running_stats=False)");
+  EXPECT_EQ(nn::LocalResponseNorm(2).repr(), "LocalResponseNorm(2, alpha=0.0001, beta=0.75, k=1.0)");
+  EXPECT_EQ(nn::Upsample({.scale_factor = {2}, .mode = "bilinear"}).repr(), "Upsample(scale_factor=2.0, mode=bilinear)");
+  EXPECT_EQ(nn::Upsample({.size = {4, 5}}).repr(), "Upsample(size=(4, 5), mode=nearest)");
+  EXPECT_EQ(nn::Upsample({.size = {4}}).repr(), "Upsample(size=4, mode=nearest)");
+  EXPECT_EQ(nn::Upsample({.scale_factor = {2, 1.5}, .mode = "bicubic", .align_corners = true}).repr(),
+            "Upsample(scale_factor=(2.0, 1.5), mode=bicubic)");
+  EXPECT_EQ(nn::PixelShuffle(2).repr(), "PixelShuffle(upscale_factor=2)");
+  EXPECT_EQ(nn::PixelUnshuffle(3).repr(), "PixelUnshuffle(downscale_factor=3)");
+  EXPECT_EQ(nn::Fold({4, 5}, 2).repr(), "Fold(output_size=(4, 5), kernel_size=2, dilation=1, padding=0, stride=1)");
+  EXPECT_EQ(nn::Fold(4, {2, 3}, 1, {1, 0}, 2).repr(),
+            "Fold(output_size=4, kernel_size=(2, 3), dilation=1, padding=(1, 0), stride=2)");
+  EXPECT_EQ(nn::Unfold(3, 1, 1).repr(), "Unfold(kernel_size=3, dilation=1, padding=1, stride=1)");
+  EXPECT_EQ(nn::CosineSimilarity().repr(), "CosineSimilarity()");
+  EXPECT_EQ(nn::PairwiseDistance(1).repr(), "PairwiseDistance()");
+  EXPECT_EQ(nn::Dropout1d(0.2).repr(), "Dropout1d(p=0.2, inplace=False)");
+  EXPECT_EQ(nn::Dropout3d().repr(), "Dropout3d(p=0.5, inplace=False)");
+  EXPECT_EQ(nn::AlphaDropout(0.3).repr(), "AlphaDropout(p=0.3, inplace=False)");
+  EXPECT_EQ(nn::EmbeddingBag(10, 3).repr(), "EmbeddingBag(10, 3, mode=mean)");
+  EXPECT_EQ(nn::EmbeddingBag(10, 3, "sum", false, 2).repr(), "EmbeddingBag(10, 3, mode=sum, padding_idx=2)");
+  EXPECT_EQ(nn::CosineEmbeddingLoss().repr(), "CosineEmbeddingLoss()");
+  EXPECT_EQ(nn::CTCLoss().repr(), "CTCLoss()");
+  EXPECT_EQ(nn::GaussianNLLLoss().repr(), "GaussianNLLLoss()");
+  EXPECT_EQ(nn::HingeEmbeddingLoss().repr(), "HingeEmbeddingLoss()");
+  EXPECT_EQ(nn::MarginRankingLoss(0.5).repr(), "MarginRankingLoss()");
+  EXPECT_EQ(nn::MultiMarginLoss().repr(), "MultiMarginLoss()");
+  EXPECT_EQ(nn::MultiLabelMarginLoss().repr(), "MultiLabelMarginLoss()");
+  EXPECT_EQ(nn::MultiLabelSoftMarginLoss().repr(), "MultiLabelSoftMarginLoss()");
+  EXPECT_EQ(nn::PoissonNLLLoss().repr(), "PoissonNLLLoss()");
+  EXPECT_EQ(nn::SoftMarginLoss().repr(), "SoftMarginLoss()");
+  EXPECT_EQ(nn::TripletMarginLoss().repr(), "TripletMarginLoss()");
+}
+
+TEST(FunctionalLayers, StateDictKeysAndShapes) {
+  nn::InstanceNorm2d tracked(3, 1e-5, 0.1, true, true);
+  EXPECT_EQ(state_keys(tracked),
+            (std::vector<std::string>{"weight", "bias", "running_mean", "running_var", "num_batches_tracked"}));
+  nn::InstanceNorm2d plain(3);
+  EXPECT_TRUE(state_keys(plain).empty());
+  nn::MultiMarginLoss mm({.weight = ones({3})});
+  EXPECT_EQ(state_keys(mm), std::vector<std::string>{"weight"});
+  nn::EmbeddingBag bag(10, 3, "sum", false, 2);
+  EXPECT_EQ(state_keys(bag), std::vector<std::string>{"weight"});
+  EXPECT_EQ(bag.weight.select(0, 2).abs().sum().item<double>(), 0.0);  // the padding row starts at zero
+  nn::Conv3d c(4, 6, {3, 2, 1}, 1, 0, 1, 2);
+  EXPECT_EQ(c.weight.sizes().vec(), (std::vector<int64_t>{6, 2, 3, 2, 1}));
+  nn::ConvTranspose1d t(4, 6, 3, 1, 0, 0, 2);
+  EXPECT_EQ(t.weight.sizes().vec(), (std::vector<int64_t>{4, 3, 3}));
+}
+
+TEST(FunctionalLayers, ForwardIsTheFunctional) {
+  Tensor x = randn({2, 4, 6, 6});
+  expect_same(nn::PixelShuffle(2).forward(x), pixel_shuffle(x, 2));
+  expect_same(nn::PixelUnshuffle(2).forward(x), pixel_unshuffle(x, 2));
+  expect_same(nn::Upsample({.size = {9, 9}, .mode = "bilinear"}).forward(x),
+              interpolate(x, {.size = {9, 9}, .mode = "bilinear"}));
+  expect_same(nn::Unfold(3, 1, 1).forward(x), unfold(x, {3}, {1}, {1}));
+  expect_same(nn::Fold(6, 3, 1, 1).forward(unfold(x, {3}, {1}, {1})), fold(unfold(x, {3}, {1}, {1}), {6}, {3}, {1}, {1}));
+  expect_same(nn::LocalResponseNorm(3).forward(x), local_response_norm(x, 3));
+  expect_same(nn::AdaptiveMaxPool2d({4, 3}).forward(x), adaptive_max_pool2d(x, {4, 3}));
+  Tensor a = randn({5, 7}), b = randn({5, 7});
+  expect_same(nn::CosineSimilarity().forward(a, b), cosine_similarity(a, b));
+  expect_same(nn::PairwiseDistance(1, 1e-6, true).forward(a, b), pairwise_distance(a, b, 1, 1e-6, true));
+  Tensor y = tensor<int64_t>({1, -1, 1, 1, -1}, {5}, TensorOptions(kInt64));
+  expect_same(nn::CosineEmbeddingLoss(0.2).forward(a, b, y), nn::functional::cosine_embedding_loss(a, b, y, 0.2));
+  expect_same(nn::MarginRankingLoss(0.1)(a.select(1, 0), b.select(1, 0), y.to(kFloat32)),
+              nn::functional::margin_ranking_loss(a.select(1, 0), b.select(1, 0), y.to(kFloat32), 0.1));
+}
+
+// Unbatched input is a batch of one; running stats move only in training.
+TEST(FunctionalLayers, InstanceNormRunningStats) {
+  nn::InstanceNorm1d m(2, 1e-5, 0.5, false, true);
+  Tensor x = tensor<float>({1, 3, 5, 7, 0, 0, 2, 2}, {1, 2, 4});
+  Tensor y = m.forward(x);
+  // Channel 0 = {1, 3, 5, 7}: mean 4, biased var 5.
+  EXPECT_NEAR(y[0][0][0].item<double>(), -3 / std::sqrt(5 + 1e-5), 1e-5);
+  // running = 0.5 * old + 0.5 * batch (unbiased variance 20/3 and 4/3).
+  ember::testing::expect_values(m.running_mean, {2}, {2.0, 0.5});
+  ember::testing::expect_values(m.running_var, {2}, {0.5 + 0.5 * 20.0 / 3, 0.5 + 0.5 * 4.0 / 3}, 1e-5);
+  m.eval();
+  Tensor z = m.forward(x.squeeze(0));
+  EXPECT_EQ(z.sizes().vec(), (std::vector<int64_t>{2, 4}));
+  EXPECT_NEAR(z[0][3].item<double>(), (7 - 2.0) / std::sqrt(0.5 + 10.0 / 3 + 1e-5), 1e-5);
+  ember::testing::expect_values(m.running_mean, {2}, {2.0, 0.5});  // unchanged in eval
+}
+
+TEST(FunctionalLayers, ChannelDropoutZeroesWholeChannels) {
+  Generator gen(7);
+  Tensor y = dropout1d(ones({8, 64, 10}), 0.5, true, &gen);
+  int64_t dropped = 0;
+  for (int64_t n = 0; n < 8; ++n)
+    for (int64_t c = 0; c < 64; ++c) {
+      std::vector<float> v = y[n][c].to_vector<float>();
+      for (float e : v) ASSERT_EQ(e, v[0]);  // one draw per channel
+      ASSERT_TRUE(v[0] == 0.0f || v[0] == 2.0f);
+      dropped += v[0] == 0.0f;
+    }
+  EXPECT_NEAR(static_cast<double>(dropped) / 512, 0.5, 0.08);
+  Tensor z = dropout3d(ones({3, 2, 2, 2}), 0.5, true, &gen);  // unbatched (C, D, H, W)
+  for (int64_t c = 0; c < 3; ++c) EXPECT_EQ(amax(z[c]).item<float>(), amin(z[c]).item<float>());
+}
+
+// SELU's dropout keeps zero mean and unit variance; dropped elements all take
+// one value, alpha' * a with alpha' = -1.7581 (PyTorch's constants).
+TEST(FunctionalLayers, AlphaDropoutKeepsMeanAndVariance) {
+  Generator gen(3);
+  Tensor x = randn({200000}, TensorOptions(kFloat64), &gen);
+  double p = 0.2;
+  Tensor y = alpha_dropout(x, p, true, &gen);
+  EXPECT_NEAR(y.mean().item<double>(), 0.0, 0.02);
+  EXPECT_NEAR(y.std().item<double>(), 1.0, 0.02);
+  const double alpha = 1.7580993408473766, a = 1 / std::sqrt((alpha * alpha * p + 1) * (1 - p));
+  double frac = lt(abs(y - (-alpha * a * (1 - p))), 1e-9).to(kFloat64).mean().item<double>();
+  EXPECT_NEAR(frac, p, 0.01);
+  expect_same(alpha_dropout(x, p, false), x);  // F.alpha_dropout defaults to training=False
+}
+
+TEST(FunctionalLayers, AttentionDropoutAndCausal) {
+  Tensor q = randn({2, 4, 8}), k = randn({2, 4, 8}), v = randn({2, 4, 3});
+  EXPECT_EQ(scaled_dot_product_attention(q, k, v, Tensor(), 1.0).abs().sum().item<double>(), 0.0);
+  // Causal: the first query sees only the first key, so it returns v[:, 0].
+  Tensor out = scaled_dot_product_attention(q, k, v, Tensor(), 0.0, true);
+  expect_same(out.select(1, 0), v.select(1, 0));
+  expect_error([&] { scaled_dot_product_attention(q, k, v, ones({4, 4}, TensorOptions(kBool)), 0.0, true); },
+               {"scaled_dot_product_attention", "attn_mask", "is_causal"});
+}
+
+// An alignment is impossible when the target needs more frames than the input
+// has: the loss is inf, or 0 with zero_infinity.
+TEST(FunctionalLayers, CtcImpossibleAlignment) {
+  Tensor lp = log_softmax(randn({2, 1, 3}), 2);
+  Tensor targets = tensor<int64_t>({1, 1, 2}, {1, 3}, TensorOptions(kInt64));
+  Tensor il = tensor<int64_t>({2}, {1}, TensorOptions(kInt64)), tl = tensor<int64_t>({3}, {1}, TensorOptions(kInt64));
+  EXPECT_TRUE(std::isinf(nn::functional::ctc_loss(lp, targets, il, tl, {.reduction = "sum"}).item<double>()));
+  EXPECT_EQ(nn::functional::ctc_loss(lp, targets, il, tl, {.reduction = "sum", .zero_infinity = true}).item<double>(), 0);
+  nn::CTCLoss m({.blank = 0, .reduction = "none"});
+  EXPECT_EQ(m(lp, targets, il, tl).sizes().vec(), std::vector<int64_t>{1});
+}
+
+TEST(FunctionalLayers, ErrorsNameTheOpAndValues) {
+  expect_error([] { pixel_shuffle(zeros({1, 5, 2, 2}), 2); }, {"pixel_shuffle", "input.size(-3)=5", "4"});
+  expect_error([] { pixel_unshuffle(zeros({1, 1, 5, 4}), 2); }, {"pixel_unshuffle", "5", "2"});
+  expect_error([] { interpolate(zeros({1, 1, 4, 4}), {.size = {8}, .mode = "linear"}); },
+               {"interpolate", "4D input", "linear", "3D"});
+  expect_error([] { interpolate(zeros({1, 1, 4, 4}), {.size = {8}, .mode = "nearest", .align_corners = true}); },
+               {"interpolate", "align_corners"});
+  expect_error([] { interpolate(zeros({1, 1, 4, 4}), {}); }, {"interpolate", "size or scale_factor"});
+  expect_error([] { avg_pool1d(zeros({1, 1, 4}), {2}, {1}, {2}); }, {"avg_pool1d", "pad", "half"});
+  expect_error([] { max_pool3d(zeros({1, 4, 4}), {2}); }, {"max_pool3d", "4D or 5D", "[1, 4, 4]"});
+  expect_error([] { conv3d(zeros({1, 3, 4, 4, 4}), zeros({2, 2, 1, 1, 1})); }, {"conv3d", "3 channels"});
+  expect_error([] { conv1d(zeros({1, 2, 8}), zeros({2, 2, 3}), std::nullopt, {2}, kSame); },
+               {"conv1d", "same", "strided"});
+  expect_error([] { fold(zeros({1, 6, 5}), {4}, {2}); }, {"fold", "divisible", "6"});
+  expect_error([] { pdist(zeros({2, 3, 4})); }, {"pdist", "2D", "3D"});
+  expect_error([] { cdist(zeros({3, 4}), zeros({3, 5})); }, {"cdist", "columns", "4", "5"});
+  expect_error([] { rms_norm(zeros({2, 3}), {4}); }, {"rms_norm", "[4]", "[2, 3]"});
+  expect_error([] { pad(zeros({1, 2, 3}), {4, 0}, "circular"); }, {"pad", "wrapping", "(4, 0)"});
+  expect_error([] { dropout1d(zeros({2, 3, 4, 5}), 0.5); }, {"dropout1d", "2D or 3D", "4D"});
+  expect_error([] { nn::functional::multi_margin_loss(zeros({2, 3}), tensor<int64_t>({0, 3}, {2}, TensorOptions(kInt64))); },
+               {"multi_margin_loss", "3", "out of bounds"});
+  expect_error([] { nn::functional::gaussian_nll_loss(zeros({2, 3}), zeros({2, 3}), zeros({3})); },
+               {"gaussian_nll_loss", "var", "incorrect size"});
+  expect_error([] { embedding_bag(tensor<int64_t>({1, 2}, {2}, TensorOptions(kInt64)), zeros({4, 2}), {.offsets = tensor<int64_t>({1}, {1}, TensorOptions(kInt64))}); },
+               {"embedding_bag", "offsets[0]", "0"});
+}
+
+// Zero-size batches go through (PyTorch returns empty results too).
+TEST(FunctionalLayers, EmptyBatches) {
+  EXPECT_EQ(interpolate(zeros({0, 2, 3, 3}), {.scale_factor = {2}, .mode = "bilinear"}).sizes().vec(),
+            (std::vector<int64_t>{0, 2, 6, 6}));
+  EXPECT_EQ(pixel_shuffle(zeros({0, 4, 2, 2}), 2).sizes().vec(), (std::vector<int64_t>{0, 1, 4, 4}));
+  EXPECT_EQ(avg_pool1d(zeros({0, 2, 6}), {2}).sizes().vec(), (std::vector<int64_t>{0, 2, 3}));
+  EXPECT_EQ(cosine_similarity(zeros({0, 3}), zeros({0, 3})).sizes().vec(), std::vector<int64_t>{0});
+  EXPECT_EQ(pdist(zeros({1, 3})).sizes().vec(), std::vector<int64_t>{0});
+}
