@@ -9,6 +9,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -219,6 +220,101 @@ class Tensor {
   Tensor ge(const Tensor& o) const;
   Tensor logical_not() const;
   Tensor isnan() const;
+  // More pointwise math (src/ops/tensor_methods_math.cpp); each forwards
+  // to the free function, the `_` form writes the result into self.
+  Tensor tan() const;
+  Tensor asin() const;
+  Tensor acos() const;
+  Tensor atan() const;
+  Tensor sinh() const;
+  Tensor cosh() const;
+  Tensor asinh() const;
+  Tensor acosh() const;
+  Tensor atanh() const;
+  Tensor log2() const;
+  Tensor log10() const;
+  Tensor exp2() const;
+  Tensor expm1() const;
+  Tensor erfc() const;
+  Tensor erfinv() const;
+  Tensor lgamma() const;
+  Tensor digamma() const;
+  Tensor deg2rad() const;
+  Tensor rad2deg() const;
+  Tensor frac() const;
+  Tensor sinc() const;
+  Tensor sgn() const;
+  Tensor trunc() const;
+  Tensor signbit() const;
+  Tensor logit(std::optional<double> eps = std::nullopt) const;
+  Tensor nan_to_num(std::optional<double> nan = std::nullopt, std::optional<double> posinf = std::nullopt,
+                    std::optional<double> neginf = std::nullopt) const;
+  Tensor round(int64_t decimals) const;
+  Tensor atan2(const Tensor& o) const;
+  Tensor hypot(const Tensor& o) const;
+  Tensor copysign(const Tensor& o) const;
+  Tensor nextafter(const Tensor& o) const;
+  Tensor fmod(const Tensor& o) const;
+  Tensor fmod(const Scalar& o) const;
+  Tensor remainder(const Tensor& o) const;
+  Tensor remainder(const Scalar& o) const;
+  Tensor xlogy(const Tensor& o) const;
+  Tensor float_power(const Tensor& e) const;
+  Tensor float_power(const Scalar& e) const;
+  Tensor logaddexp(const Tensor& o) const;
+  Tensor logaddexp2(const Tensor& o) const;
+  Tensor fmax(const Tensor& o) const;
+  Tensor fmin(const Tensor& o) const;
+  Tensor maximum(const Tensor& o) const;
+  Tensor minimum(const Tensor& o) const;
+  Tensor bitwise_left_shift(const Tensor& o) const;
+  Tensor bitwise_right_shift(const Tensor& o) const;
+  Tensor div(const Tensor& o, std::optional<std::string_view> rounding_mode) const;
+  Tensor clamp(const std::optional<Tensor>& min, const std::optional<Tensor>& max) const;
+  Tensor isinf() const;
+  Tensor isposinf() const;
+  Tensor isneginf() const;
+  Tensor isfinite() const;
+  Tensor isclose(const Tensor& o, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false) const;
+  Tensor& tan_();
+  Tensor& asin_();
+  Tensor& acos_();
+  Tensor& atan_();
+  Tensor& sinh_();
+  Tensor& cosh_();
+  Tensor& asinh_();
+  Tensor& acosh_();
+  Tensor& atanh_();
+  Tensor& log2_();
+  Tensor& log10_();
+  Tensor& exp2_();
+  Tensor& expm1_();
+  Tensor& erfc_();
+  Tensor& erfinv_();
+  Tensor& lgamma_();
+  Tensor& digamma_();
+  Tensor& deg2rad_();
+  Tensor& rad2deg_();
+  Tensor& frac_();
+  Tensor& sinc_();
+  Tensor& sgn_();
+  Tensor& trunc_();
+  Tensor& logit_(std::optional<double> eps = std::nullopt);
+  Tensor& nan_to_num_(std::optional<double> nan = std::nullopt, std::optional<double> posinf = std::nullopt,
+                      std::optional<double> neginf = std::nullopt);
+  Tensor& atan2_(const Tensor& o);
+  Tensor& hypot_(const Tensor& o);
+  Tensor& copysign_(const Tensor& o);
+  Tensor& nextafter_(const Tensor& o);
+  Tensor& fmod_(const Tensor& o);
+  Tensor& fmod_(const Scalar& o);
+  Tensor& xlogy_(const Tensor& o);
+  Tensor& float_power_(const Tensor& e);
+  Tensor& float_power_(const Scalar& e);
+  Tensor& bitwise_left_shift_(const Tensor& o);
+  Tensor& bitwise_right_shift_(const Tensor& o);
+  Tensor& div_(const Tensor& o, std::optional<std::string_view> rounding_mode);
+  Tensor& clamp_(const std::optional<Tensor>& min, const std::optional<Tensor>& max);
 
   // ---- reductions ----
   Tensor sum(std::optional<ScalarType> dtype = std::nullopt) const;

@@ -1,0 +1,126 @@
+// Tensor methods for the pointwise math of src/ops/math.cpp and a few
+// existing ops that lacked one; each forwards to the free function. The `_`
+// forms compute out of place and write into self, refusing (like PyTorch) a
+// result dtype self can't hold or a broadcast that would grow self.
+#include "ember/ember.h"
+#include "ember/ops/elementwise.h"
+#include "ops/op_util.h"
+
+namespace ember {
+namespace {
+Tensor& assign(Tensor& self, const Tensor& result, const char* op) {
+  EMBER_CHECK_TYPE(can_cast(result.dtype(), self.dtype()),
+                   "{}_: result type {} can't be cast to the desired output type {}", op, to_string(result.dtype()),
+                   to_string(self.dtype()));
+  EMBER_CHECK(result.sizes().equals(self.sizes()), "{}_: output with shape {} doesn't match the broadcast shape {}",
+              op, shape_str(self.sizes()), shape_str(result.sizes()));
+  return self.copy_(result);
+}
+}  // namespace
+
+Tensor Tensor::tan() const { return ember::tan(*this); }
+Tensor Tensor::asin() const { return ember::asin(*this); }
+Tensor Tensor::acos() const { return ember::acos(*this); }
+Tensor Tensor::atan() const { return ember::atan(*this); }
+Tensor Tensor::sinh() const { return ember::sinh(*this); }
+Tensor Tensor::cosh() const { return ember::cosh(*this); }
+Tensor Tensor::asinh() const { return ember::asinh(*this); }
+Tensor Tensor::acosh() const { return ember::acosh(*this); }
+Tensor Tensor::atanh() const { return ember::atanh(*this); }
+Tensor Tensor::log2() const { return ember::log2(*this); }
+Tensor Tensor::log10() const { return ember::log10(*this); }
+Tensor Tensor::exp2() const { return ember::exp2(*this); }
+Tensor Tensor::expm1() const { return ember::expm1(*this); }
+Tensor Tensor::erfc() const { return ember::erfc(*this); }
+Tensor Tensor::erfinv() const { return ember::erfinv(*this); }
+Tensor Tensor::lgamma() const { return ember::lgamma(*this); }
+Tensor Tensor::digamma() const { return ember::digamma(*this); }
+Tensor Tensor::deg2rad() const { return ember::deg2rad(*this); }
+Tensor Tensor::rad2deg() const { return ember::rad2deg(*this); }
+Tensor Tensor::frac() const { return ember::frac(*this); }
+Tensor Tensor::sinc() const { return ember::sinc(*this); }
+Tensor Tensor::sgn() const { return ember::sgn(*this); }
+Tensor Tensor::trunc() const { return ember::trunc(*this); }
+Tensor& Tensor::tan_() { return assign(*this, ember::tan(*this), "tan"); }
+Tensor& Tensor::asin_() { return assign(*this, ember::asin(*this), "asin"); }
+Tensor& Tensor::acos_() { return assign(*this, ember::acos(*this), "acos"); }
+Tensor& Tensor::atan_() { return assign(*this, ember::atan(*this), "atan"); }
+Tensor& Tensor::sinh_() { return assign(*this, ember::sinh(*this), "sinh"); }
+Tensor& Tensor::cosh_() { return assign(*this, ember::cosh(*this), "cosh"); }
+Tensor& Tensor::asinh_() { return assign(*this, ember::asinh(*this), "asinh"); }
+Tensor& Tensor::acosh_() { return assign(*this, ember::acosh(*this), "acosh"); }
+Tensor& Tensor::atanh_() { return assign(*this, ember::atanh(*this), "atanh"); }
+Tensor& Tensor::log2_() { return assign(*this, ember::log2(*this), "log2"); }
+Tensor& Tensor::log10_() { return assign(*this, ember::log10(*this), "log10"); }
+Tensor& Tensor::exp2_() { return assign(*this, ember::exp2(*this), "exp2"); }
+Tensor& Tensor::expm1_() { return assign(*this, ember::expm1(*this), "expm1"); }
+Tensor& Tensor::erfc_() { return assign(*this, ember::erfc(*this), "erfc"); }
+Tensor& Tensor::erfinv_() { return assign(*this, ember::erfinv(*this), "erfinv"); }
+Tensor& Tensor::lgamma_() { return assign(*this, ember::lgamma(*this), "lgamma"); }
+Tensor& Tensor::digamma_() { return assign(*this, ember::digamma(*this), "digamma"); }
+Tensor& Tensor::deg2rad_() { return assign(*this, ember::deg2rad(*this), "deg2rad"); }
+Tensor& Tensor::rad2deg_() { return assign(*this, ember::rad2deg(*this), "rad2deg"); }
+Tensor& Tensor::frac_() { return assign(*this, ember::frac(*this), "frac"); }
+Tensor& Tensor::sinc_() { return assign(*this, ember::sinc(*this), "sinc"); }
+Tensor& Tensor::sgn_() { return assign(*this, ember::sgn(*this), "sgn"); }
+Tensor& Tensor::trunc_() { return assign(*this, ember::trunc(*this), "trunc"); }
+Tensor Tensor::atan2(const Tensor& o) const { return ember::atan2(*this, o); }
+Tensor Tensor::hypot(const Tensor& o) const { return ember::hypot(*this, o); }
+Tensor Tensor::copysign(const Tensor& o) const { return ember::copysign(*this, o); }
+Tensor Tensor::nextafter(const Tensor& o) const { return ember::nextafter(*this, o); }
+Tensor Tensor::xlogy(const Tensor& o) const { return ember::xlogy(*this, o); }
+Tensor Tensor::logaddexp(const Tensor& o) const { return ember::logaddexp(*this, o); }
+Tensor Tensor::logaddexp2(const Tensor& o) const { return ember::logaddexp2(*this, o); }
+Tensor Tensor::fmax(const Tensor& o) const { return ember::fmax(*this, o); }
+Tensor Tensor::fmin(const Tensor& o) const { return ember::fmin(*this, o); }
+Tensor Tensor::maximum(const Tensor& o) const { return ember::maximum(*this, o); }
+Tensor Tensor::minimum(const Tensor& o) const { return ember::minimum(*this, o); }
+Tensor Tensor::bitwise_left_shift(const Tensor& o) const { return ember::bitwise_left_shift(*this, o); }
+Tensor Tensor::bitwise_right_shift(const Tensor& o) const { return ember::bitwise_right_shift(*this, o); }
+Tensor& Tensor::atan2_(const Tensor& o) { return assign(*this, ember::atan2(*this, o), "atan2"); }
+Tensor& Tensor::hypot_(const Tensor& o) { return assign(*this, ember::hypot(*this, o), "hypot"); }
+Tensor& Tensor::copysign_(const Tensor& o) { return assign(*this, ember::copysign(*this, o), "copysign"); }
+Tensor& Tensor::nextafter_(const Tensor& o) { return assign(*this, ember::nextafter(*this, o), "nextafter"); }
+Tensor& Tensor::xlogy_(const Tensor& o) { return assign(*this, ember::xlogy(*this, o), "xlogy"); }
+Tensor& Tensor::bitwise_left_shift_(const Tensor& o) { return assign(*this, ember::bitwise_left_shift(*this, o), "bitwise_left_shift"); }
+Tensor& Tensor::bitwise_right_shift_(const Tensor& o) { return assign(*this, ember::bitwise_right_shift(*this, o), "bitwise_right_shift"); }
+Tensor Tensor::signbit() const { return ember::signbit(*this); }
+Tensor Tensor::logit(std::optional<double> eps) const { return ember::logit(*this, eps); }
+Tensor& Tensor::logit_(std::optional<double> eps) { return assign(*this, ember::logit(*this, eps), "logit"); }
+Tensor Tensor::nan_to_num(std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) const {
+  return ember::nan_to_num(*this, nan, posinf, neginf);
+}
+Tensor& Tensor::nan_to_num_(std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) {
+  return assign(*this, ember::nan_to_num(*this, nan, posinf, neginf), "nan_to_num");
+}
+Tensor Tensor::round(int64_t decimals) const { return ember::round(*this, decimals); }
+Tensor Tensor::fmod(const Scalar& o) const { return ember::fmod(*this, o); }
+Tensor& Tensor::fmod_(const Tensor& o) { return assign(*this, ember::fmod(*this, o), "fmod"); }
+Tensor& Tensor::fmod_(const Scalar& o) { return assign(*this, ember::fmod(*this, o), "fmod"); }
+Tensor Tensor::remainder(const Tensor& o) const { return ember::remainder(*this, o); }
+Tensor Tensor::remainder(const Scalar& o) const { return ember::remainder(*this, o); }
+Tensor Tensor::float_power(const Tensor& e) const { return ember::float_power(*this, e); }
+Tensor Tensor::float_power(const Scalar& e) const { return ember::float_power(*this, e); }
+Tensor& Tensor::float_power_(const Tensor& e) { return assign(*this, ember::float_power(*this, e), "float_power"); }
+Tensor& Tensor::float_power_(const Scalar& e) { return assign(*this, ember::float_power(*this, e), "float_power"); }
+Tensor Tensor::div(const Tensor& o, std::optional<std::string_view> rounding_mode) const {
+  return ember::div(*this, o, rounding_mode);
+}
+Tensor& Tensor::div_(const Tensor& o, std::optional<std::string_view> rounding_mode) {
+  return assign(*this, ember::div(*this, o, rounding_mode), "div");
+}
+Tensor Tensor::clamp(const std::optional<Tensor>& min, const std::optional<Tensor>& max) const {
+  return ember::clamp(*this, min, max);
+}
+Tensor& Tensor::clamp_(const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  return assign(*this, ember::clamp(*this, min, max), "clamp");
+}
+Tensor Tensor::isinf() const { return ember::isinf(*this); }
+Tensor Tensor::isposinf() const { return ember::isposinf(*this); }
+Tensor Tensor::isneginf() const { return ember::isneginf(*this); }
+Tensor Tensor::isfinite() const { return ember::isfinite(*this); }
+Tensor Tensor::isclose(const Tensor& o, double rtol, double atol, bool equal_nan) const {
+  return ember::isclose(*this, o, rtol, atol, equal_nan);
+}
+
+}  // namespace ember
