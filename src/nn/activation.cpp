@@ -51,6 +51,8 @@ std::string ELU::extra_repr() const { return "alpha=" + py_float(alpha); }
 // ---- more activation modules ----
 namespace {
 // `inplace` modules write the result into their input and return it.
+// (Under autograd, a module computing in place would need the input's old
+// value for its backward: use the functional `_` forms there.)
 Tensor maybe_inplace(const Tensor& input, const Tensor& result, bool inplace) {
   if (!inplace) return result;
   Tensor self = input;

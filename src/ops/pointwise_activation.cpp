@@ -10,6 +10,7 @@
 #include "ember/ops/indexing.h"
 #include "ember/ops/reduction.h"
 #include "ember/ops/view.h"
+#include "ops/grad_utils.h"
 #include "ops/op_util.h"
 
 namespace ember {
@@ -124,14 +125,34 @@ Tensor gumbel_softmax(const Tensor& logits, double tau, bool hard, int64_t dim, 
 }
 
 // ---- in-place forms ----
-Tensor& threshold_(Tensor& x, double threshold, double value) { return x.copy_(ember::threshold(x, threshold, value)); }
-Tensor& hardtanh_(Tensor& x, double min_val, double max_val) { return x.copy_(hardtanh(x, min_val, max_val)); }
-Tensor& elu_(Tensor& x, double alpha) { return x.copy_(elu(x, alpha)); }
-Tensor& leaky_relu_(Tensor& x, double negative_slope) { return x.copy_(leaky_relu(x, negative_slope)); }
-Tensor& celu_(Tensor& x, double alpha) { return x.copy_(celu(x, alpha)); }
-Tensor& selu_(Tensor& x) { return x.copy_(selu(x)); }
+namespace {
+// Under autograd the op runs on x's old value (its backward keeps it) and x
+// takes over the result's history.
+Tensor& write_into(Tensor& x, const char* op, const std::function<Tensor(const Tensor&)>& compute) {
+  if (any_requires_grad({&x})) return inplace_with_grad(x, op, compute);
+  return x.copy_(compute(x));
+}
+}  // namespace
+Tensor& threshold_(Tensor& x, double threshold, double value) {
+  return write_into(x, "threshold_", [&](const Tensor& t) { return ember::threshold(t, threshold, value); });
+}
+Tensor& hardtanh_(Tensor& x, double min_val, double max_val) {
+  return write_into(x, "hardtanh_", [&](const Tensor& t) { return hardtanh(t, min_val, max_val); });
+}
+Tensor& elu_(Tensor& x, double alpha) {
+  return write_into(x, "elu_", [&](const Tensor& t) { return elu(t, alpha); });
+}
+Tensor& leaky_relu_(Tensor& x, double negative_slope) {
+  return write_into(x, "leaky_relu_", [&](const Tensor& t) { return leaky_relu(t, negative_slope); });
+}
+Tensor& celu_(Tensor& x, double alpha) {
+  return write_into(x, "celu_", [&](const Tensor& t) { return celu(t, alpha); });
+}
+Tensor& selu_(Tensor& x) {
+  return write_into(x, "selu_", [](const Tensor& t) { return selu(t); });
+}
 Tensor& rrelu_(Tensor& x, double lower, double upper, bool training, Generator* gen) {
-  return x.copy_(rrelu(x, lower, upper, training, gen));
+  return write_into(x, "rrelu_", [&](const Tensor& t) { return rrelu(t, lower, upper, training, gen); });
 }
 
 }  // namespace ember

@@ -153,12 +153,11 @@ EMBER_MATH_UNARY(trigamma, static_cast<decltype(x)>(trigamma_scalar(static_cast<
 void signbit_kernel(const TensorIter& it, const ElementwiseParams&) {
   dispatch_numeric(it.dtype(1), "signbit", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    using M = opmath_t<T>;
     if constexpr (std::is_unsigned_v<T>)
       cpu_kernel(it, [](T) -> bool { return false; });
     else if constexpr (std::is_integral_v<T>)
       cpu_kernel(it, [](T a) -> bool { return a < 0; });
-    else if constexpr (std::is_same_v<M, double>)
+    else if constexpr (std::is_same_v<T, double>)
       cpu_kernel(it, [](T a) -> bool { return std::bit_cast<int64_t>(static_cast<double>(a)) < 0; });
     else  // std::signbit on float here crashes GCC 12's vectorizer (an ICE at -O3)
       cpu_kernel(it, [](T a) -> bool { return std::bit_cast<int32_t>(static_cast<float>(a)) < 0; });

@@ -1,6 +1,8 @@
 // The activation modules of issue 20: PyTorch's constructor arguments,
 // parameter names and repr (the strings are PyTorch 1.13's repr of the same
 // constructions), and that forward is the functional op.
+// Built into test_op_db beside the entries it complements (its natural home
+// is tests/nn/; moving it there is a git mv).
 #include <gtest/gtest.h>
 
 #include "ember/ember.h"
