@@ -8,6 +8,7 @@
 #include "kernels/flat_binary.h"
 #include "kernels/kernel_types.h"
 #include "ops/autocast_util.h"
+#include "ops/elementwise_kernel.h"
 #include "ops/grad_utils.h"
 #include "ops/trace_util.h"
 
@@ -732,6 +733,10 @@ Tensor& binary_inplace_op(Op op, Tensor& a, const Scalar& b) {
   return binary_inplace(op, a, wrap(b, dt), dt);
 }
 Tensor& unary_inplace_op(Op op, Tensor& a) { return unary_inplace(op, a); }
+Tensor unary_kernel_op(Op op, const Tensor& a, ScalarType dt) { return unary(op, a, dt); }
+Tensor binary_kernel_op(Op op, const Tensor& a, const Tensor& b, ScalarType compute, ScalarType out_dtype) {
+  return binary(op, a, b, compute, out_dtype);
+}
 }  // namespace detail
 
 }  // namespace ember

@@ -19,6 +19,48 @@ Tensor softplus(const Tensor& x, double beta = 1, double threshold = 20);
 // x for x > 0, alpha * (exp(x) - 1) otherwise.
 Tensor elu(const Tensor& x, double alpha = 1);
 
+// ---- more elementwise activations (torch.nn.functional's names/defaults) ----
+// value where x <= threshold, else x.
+Tensor threshold(const Tensor& x, double threshold, double value);
+// clamp to [min_val, max_val]; the gradient is 1 strictly inside.
+Tensor hardtanh(const Tensor& x, double min_val = -1, double max_val = 1);
+Tensor relu6(const Tensor& x);  // hardtanh(x, 0, 6)
+Tensor hardsigmoid(const Tensor& x);  // relu6(x + 3) / 6
+Tensor hardswish(const Tensor& x);    // x * relu6(x + 3) / 6
+// scale * elu(x, alpha) with the self-normalising constants.
+Tensor selu(const Tensor& x);
+// max(0, x) + min(0, alpha * (exp(x / alpha) - 1)).
+Tensor celu(const Tensor& x, double alpha = 1);
+// x for x > 0, weight * x otherwise; weight has 1 or C (= x.size(1)) elements.
+Tensor prelu(const Tensor& x, const Tensor& weight);
+// Leaky ReLU whose negative slope is drawn from U(lower, upper) per element
+// when training, and is (lower + upper) / 2 otherwise.
+Tensor rrelu(const Tensor& x, double lower = 1.0 / 8, double upper = 1.0 / 3, bool training = false,
+             Generator* gen = nullptr);
+// a * sigmoid(b) for the two halves a, b of x along dim.
+Tensor glu(const Tensor& x, int64_t dim = -1);
+Tensor logsigmoid(const Tensor& x);  // log(sigmoid(x)), stable
+Tensor hardshrink(const Tensor& x, double lambd = 0.5);  // 0 on [-lambd, lambd]
+Tensor softshrink(const Tensor& x, double lambd = 0.5);  // x shrunk toward 0 by lambd
+Tensor tanhshrink(const Tensor& x);  // x - tanh(x)
+Tensor softsign(const Tensor& x);    // x / (1 + |x|)
+Tensor mish(const Tensor& x);        // x * tanh(softplus(x))
+Tensor softmin(const Tensor& x, int64_t dim);  // softmax(-x, dim)
+// Softmax of (logits + Gumbel noise) / tau; hard: one-hot of the argmax in
+// the forward pass with the soft sample's gradient (straight-through).
+Tensor gumbel_softmax(const Tensor& logits, double tau = 1, bool hard = false, int64_t dim = -1,
+                      Generator* gen = nullptr);
+// In-place forms (torch.nn.functional's threshold_, hardtanh_, ...): the
+// result is written into x, which is returned.
+Tensor& threshold_(Tensor& x, double threshold, double value);
+Tensor& hardtanh_(Tensor& x, double min_val = -1, double max_val = 1);
+Tensor& elu_(Tensor& x, double alpha = 1);
+Tensor& leaky_relu_(Tensor& x, double negative_slope = 0.01);
+Tensor& celu_(Tensor& x, double alpha = 1);
+Tensor& selu_(Tensor& x);
+Tensor& rrelu_(Tensor& x, double lower = 1.0 / 8, double upper = 1.0 / 3, bool training = false,
+               Generator* gen = nullptr);
+
 // Zeroes elements with probability p and scales the rest by 1 / (1 - p);
 // identity when !training.
 Tensor dropout(const Tensor& x, double p = 0.5, bool training = true, Generator* gen = nullptr);

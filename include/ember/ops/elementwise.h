@@ -1,6 +1,9 @@
 // Elementwise ops with broadcasting and PyTorch's type promotion.
 #pragma once
 
+#include <optional>
+#include <string_view>
+
 #include "ember/core/tensor.h"
 
 namespace ember {
@@ -96,6 +99,109 @@ Tensor round(const Tensor& a);  // half to even
 Tensor trunc(const Tensor& a);
 Tensor reciprocal(const Tensor& a);
 Tensor square(const Tensor& a);
+
+// ---- more pointwise math (src/ops/math.cpp; torch's names and rules) ----
+// Float functions: integer and bool inputs give the default float dtype.
+Tensor tan(const Tensor& a);
+Tensor asin(const Tensor& a);
+Tensor acos(const Tensor& a);
+Tensor atan(const Tensor& a);
+Tensor sinh(const Tensor& a);
+Tensor cosh(const Tensor& a);
+Tensor asinh(const Tensor& a);
+Tensor acosh(const Tensor& a);
+Tensor atanh(const Tensor& a);
+Tensor log2(const Tensor& a);
+Tensor log10(const Tensor& a);
+Tensor exp2(const Tensor& a);
+Tensor erfc(const Tensor& a);
+Tensor erfinv(const Tensor& a);
+Tensor lgamma(const Tensor& a);
+Tensor digamma(const Tensor& a);
+Tensor deg2rad(const Tensor& a);
+Tensor rad2deg(const Tensor& a);
+Tensor frac(const Tensor& a);  // a - trunc(a), floating point only
+Tensor sinc(const Tensor& a);  // sin(pi a) / (pi a), 1 at 0
+Tensor sgn(const Tensor& a);   // sign for real tensors
+Tensor signbit(const Tensor& a);  // bool; true for -0.0
+// log(a / (1 - a)), a clamped to [eps, 1 - eps] when eps is given.
+Tensor logit(const Tensor& a, std::optional<double> eps = std::nullopt);
+// NaN -> nan (0), +inf -> posinf (dtype max), -inf -> neginf (dtype lowest).
+Tensor nan_to_num(const Tensor& a, std::optional<double> nan = std::nullopt,
+                  std::optional<double> posinf = std::nullopt, std::optional<double> neginf = std::nullopt);
+// Round half to even at `decimals` digits (negative: left of the point).
+Tensor round(const Tensor& a, int64_t decimals);
+
+Tensor atan2(const Tensor& a, const Tensor& b);
+Tensor hypot(const Tensor& a, const Tensor& b);
+Tensor copysign(const Tensor& a, const Tensor& b);
+Tensor copysign(const Tensor& a, const Scalar& b);
+Tensor nextafter(const Tensor& a, const Tensor& b);
+// C's fmod: the result has the sign of the dividend (remainder: the divisor's).
+Tensor fmod(const Tensor& a, const Tensor& b);
+Tensor fmod(const Tensor& a, const Scalar& b);
+Tensor bitwise_left_shift(const Tensor& a, const Tensor& b);
+Tensor bitwise_left_shift(const Tensor& a, const Scalar& b);
+Tensor bitwise_right_shift(const Tensor& a, const Tensor& b);
+Tensor bitwise_right_shift(const Tensor& a, const Scalar& b);
+Tensor logaddexp(const Tensor& a, const Tensor& b);   // log(exp(a) + exp(b))
+Tensor logaddexp2(const Tensor& a, const Tensor& b);  // log2(2^a + 2^b)
+Tensor xlogy(const Tensor& a, const Tensor& b);       // a * log(b), 0 where a == 0
+Tensor xlogy(const Tensor& a, const Scalar& b);
+Tensor xlogy(const Scalar& a, const Tensor& b);
+// pow computed and returned in float64.
+Tensor float_power(const Tensor& a, const Tensor& e);
+Tensor float_power(const Tensor& a, const Scalar& e);
+Tensor float_power(const Scalar& a, const Tensor& e);
+// maximum/minimum that ignore NaN (NaN only where both are NaN).
+Tensor fmax(const Tensor& a, const Tensor& b);
+Tensor fmin(const Tensor& a, const Tensor& b);
+// rounding_mode: std::nullopt (true division), "trunc" or "floor".
+Tensor div(const Tensor& a, const Tensor& b, std::optional<std::string_view> rounding_mode);
+Tensor div(const Tensor& a, const Scalar& b, std::optional<std::string_view> rounding_mode);
+// Tensor bounds, broadcast with a.
+Tensor clamp(const Tensor& a, const std::optional<Tensor>& min, const std::optional<Tensor>& max);
+Tensor clamp_min(const Tensor& a, const Tensor& min);
+Tensor clamp_max(const Tensor& a, const Tensor& max);
+
+Tensor isinf(const Tensor& a);
+Tensor isposinf(const Tensor& a);
+Tensor isneginf(const Tensor& a);
+Tensor isclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false);
+// Whether each element of `elements` occurs in test_elements.
+Tensor isin(const Tensor& elements, const Tensor& test_elements, bool assume_unique = false, bool invert = false);
+Tensor isin(const Tensor& elements, const Scalar& test_element, bool assume_unique = false, bool invert = false);
+Tensor isin(const Scalar& element, const Tensor& test_elements, bool assume_unique = false, bool invert = false);
+
+// torch's aliases, one line each.
+inline Tensor absolute(const Tensor& a) { return abs(a); }
+inline Tensor arccos(const Tensor& a) { return acos(a); }
+inline Tensor arccosh(const Tensor& a) { return acosh(a); }
+inline Tensor arcsin(const Tensor& a) { return asin(a); }
+inline Tensor arcsinh(const Tensor& a) { return asinh(a); }
+inline Tensor arctan(const Tensor& a) { return atan(a); }
+inline Tensor arctanh(const Tensor& a) { return atanh(a); }
+inline Tensor arctan2(const Tensor& a, const Tensor& b) { return atan2(a, b); }
+inline Tensor negative(const Tensor& a) { return neg(a); }
+inline Tensor fix(const Tensor& a) { return trunc(a); }
+inline Tensor multiply(const Tensor& a, const Tensor& b) { return mul(a, b); }
+inline Tensor multiply(const Tensor& a, const Scalar& b) { return mul(a, b); }
+inline Tensor subtract(const Tensor& a, const Tensor& b, const Scalar& alpha = 1) { return sub(a, b, alpha); }
+inline Tensor divide(const Tensor& a, const Tensor& b) { return div(a, b); }
+inline Tensor divide(const Tensor& a, const Scalar& b) { return div(a, b); }
+inline Tensor divide(const Tensor& a, const Tensor& b, std::optional<std::string_view> rounding_mode) {
+  return div(a, b, rounding_mode);
+}
+inline Tensor true_divide(const Tensor& a, const Tensor& b) { return div(a, b); }
+inline Tensor clip(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max) { return clamp(a, min, max); }
+inline Tensor clip(const Tensor& a, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  return clamp(a, min, max);
+}
+inline Tensor greater(const Tensor& a, const Tensor& b) { return gt(a, b); }
+inline Tensor greater_equal(const Tensor& a, const Tensor& b) { return ge(a, b); }
+inline Tensor less(const Tensor& a, const Tensor& b) { return lt(a, b); }
+inline Tensor less_equal(const Tensor& a, const Tensor& b) { return le(a, b); }
+inline Tensor not_equal(const Tensor& a, const Tensor& b) { return ne(a, b); }
 
 // In-place forms (write into `a`, bump its version).
 Tensor& add_(Tensor& a, const Tensor& b, const Scalar& alpha = 1);
