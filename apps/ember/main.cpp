@@ -1,5 +1,6 @@
 // The `ember` command: train, eval, version, info.
-//   ember train CONFIG.yaml [key=value ...]
+//   ember train CONFIG.yaml [key=value ...] [group=choice ...]
+//   ember train -m CONFIG.yaml model=cnn,mlp optim.lr=1e-3,3e-4   (multirun: the grid)
 //   ember train --resume RUN_DIR [key=value ...] [--reset optimizer|schedule]
 //   ember eval RUN_DIR|CHECKPOINT [--split test]
 //   mpirun -np N ember train CONFIG.yaml dist.enabled=true   (data parallel)
@@ -17,6 +18,7 @@
 #include "ember/distributed/mpi.h"
 #include "ember/ember.h"
 #include "ember/train/config.h"
+#include "ember/train/multirun.h"
 #include "ember/train/trainer.h"
 #include "ember/train/zoo.h"
 #include "convert_command.h"
@@ -54,7 +56,7 @@ std::string options_help() {
 }
 
 int run_train(const std::vector<std::string>& args, const std::string& resume, const std::vector<std::string>& resets,
-              const std::string& command_line, const distributed::ProcessGroupPtr& group) {
+              bool sweep, const std::string& command_line, const distributed::ProcessGroupPtr& group) {
   std::string config_path;
   std::vector<std::string> overrides;
   for (const std::string& a : args) {
@@ -67,11 +69,21 @@ int run_train(const std::vector<std::string>& args, const std::string& resume, c
     throw train::ConfigError("ember train needs CONFIG.yaml (e.g. configs/fashion_mnist_cnn.yaml) or --resume RUN_DIR");
   if (resume.empty() && !resets.empty())
     throw train::ConfigError("--reset applies to --resume RUN_DIR only");
+  if (sweep && !resume.empty())
+    throw train::ConfigError("--multirun starts new runs; resume each run of a sweep with --resume RUN_DIR");
+  if (sweep && group && group->size() > 1)
+    throw train::ConfigError("--multirun runs its jobs one after another in one process; launch it without mpirun");
   train::TrainOptions options;
   options.command_line = command_line;
   options.resets = train::parse_resets(resets);
   options.handle_interrupts = true;
   options.group = group;
+  if (sweep) {
+    train::MultirunResult m = train::multirun(config_path, overrides, options);
+    std::cout << "\n" << train::multirun_table(m) << std::flush;
+    if (m.interrupt_signal) return 128 + m.interrupt_signal;
+    return m.all_finished() ? kOk : kRunFailed;
+  }
   train::Trainer trainer = resume.empty() ? train::Trainer(train::load_config(config_path, overrides), options)
                                           : train::Trainer::resume(resume, options, overrides);
   train::TrainResult r = trainer.fit();
@@ -103,13 +115,19 @@ int main(int argc, char** argv) {
   CLI::App* train_cmd = app.add_subcommand("train", "train a model from a YAML config, or resume a run");
   std::vector<std::string> train_args;
   std::string resume_dir;
-  train_cmd->add_option("args", train_args, "CONFIG.yaml followed by key=value overrides (e.g. optim.lr=3e-4)");
+  train_cmd->add_option("args", train_args,
+                        "CONFIG.yaml followed by key=value overrides (e.g. optim.lr=3e-4) and config group choices "
+                        "(model=resnet reads configs/model/resnet.yaml)");
   train_cmd->add_option("--resume", resume_dir, "continue the run in RUN_DIR from its last.ckpt")->type_name("RUN_DIR");
   std::vector<std::string> resets;
   train_cmd->add_option("--reset", resets,
                         "with --resume: start afresh instead of restoring: optimizer (a new optimizer and LR schedule, "
                         "needed to change optim.*) or schedule (needed to change schedule.*)")
       ->type_name("optimizer|schedule");
+  bool multirun = false;
+  train_cmd->add_flag("-m,--multirun", multirun,
+                      "run the grid of every combination of the comma-separated values (optim.lr=1e-3,3e-4 "
+                      "model=cnn,mlp), one run directory each, and print a table; write lists in brackets");
   train_cmd->footer([] { return options_help(); });
 
   CLI::App* eval_cmd = app.add_subcommand("eval", "evaluate a run's best.ckpt (or a checkpoint file)");
@@ -159,7 +177,7 @@ int main(int argc, char** argv) {
       // Under an MPI launcher every rank joins the job (without one: a world
       // of one, and MPI is never started).
       if (distributed::launched_by_mpi()) group = distributed::init_process_group("mpi");
-      return run_train(train_args, resume_dir, resets, command_line, group);
+      return run_train(train_args, resume_dir, resets, multirun, command_line, group);
     }
     if (*eval_cmd) {
       train::evaluate(eval_target, split, std::cout);

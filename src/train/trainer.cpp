@@ -37,6 +37,7 @@
 #include "ember/train/metrics.h"
 #include "ember/train/optim_setup.h"
 #include "ember/train/report.h"
+#include "ember/train/run_status.h"
 #include "ember/train/zoo.h"
 #include "progress.h"
 
@@ -269,6 +270,15 @@ struct Trainer::State {
   // between epochs.
   nlohmann::json partial_epoch;
   Environment env;
+  // status.json (run_status.h): when this process started, and the time
+  // and start of the processes before it (a resumed run).
+  Clock::time_point process_start = Clock::now();
+  double seconds_before = 0;
+  std::string started;
+  bool status_open = false;  // setup finished: failures are the run's
+
+  // Rank 0 records `what` (running, finished, interrupted, failed).
+  void save_status(const std::string& what, const std::string& error = "");
 
   void setup();
   // False when an interrupt stopped the epoch (partial_epoch holds it).
@@ -282,6 +292,26 @@ struct Trainer::State {
   void record_command();
   std::vector<std::pair<std::string, std::string>> history_rows() const;
 };
+
+void Trainer::State::save_status(const std::string& what, const std::string& error) {
+  if (rank != 0 || run_dir.empty()) return;
+  RunStatus st;
+  st.status = what;
+  st.pid = static_cast<int64_t>(::getpid());
+  char host[256] = {};
+  if (::gethostname(host, sizeof(host) - 1) == 0) st.host = host;
+  st.started = started;
+  st.updated = timestamp(Clockface::utc_iso);
+  st.epoch = epoch;
+  st.epochs = config.get_int("train.epochs");
+  st.monitor = monitor;
+  st.best = best.has_best() ? best.best() : NAN;
+  st.best_epoch = best.has_best() ? best.best_epoch() : 0;
+  st.seconds = seconds_before + seconds_since(process_start);
+  st.stopped_early = stopped_early;
+  st.error = error;
+  write_run_status(run_dir, st);
+}
 
 // This process's entry in the run's history.
 void Trainer::State::record_command() {
@@ -511,6 +541,13 @@ void Trainer::State::setup() {
     io::write_file_atomic((fs::path(run_dir) / "config.yaml").string(), c.to_yaml(true), "config.yaml");
     if (world > 1) broadcast_string(*group, run_dir);
   }
+  started = timestamp(Clockface::utc_iso);
+  if (resume_from && rank == 0) {
+    if (auto before = read_run_status(run_dir)) {
+      seconds_before = before->seconds;
+      if (!before->started.empty()) started = before->started;
+    }
+  }
   env = environment_info(c.get_int("train.seed"));
   if (rank == 0)
     io::write_file_atomic((fs::path(run_dir) / "env.json").string(), environment_json(env), "env.json");
@@ -536,6 +573,8 @@ void Trainer::State::setup() {
                           rank, world, group->backend(), c.get_int("data.batch_size"),
                           c.get_int("data.batch_size") * world, train_loader->options().sampler->size(),
                           c.get_bool("dist.sync_batchnorm") ? " | SyncBatchNorm" : ""));
+  save_status("running");
+  status_open = true;
 }
 
 bool Trainer::State::train_one_epoch(MetricsTable::Row& row) {
@@ -744,6 +783,17 @@ std::vector<std::pair<std::string, double>> Trainer::State::final_test() {
 
 TrainResult Trainer::fit() {
   State& s = *s_;
+  try {
+    return fit_run();
+  } catch (const std::exception& e) {
+    // What went wrong stays with the run (`ember runs`, a multirun's table).
+    if (s.status_open) s.save_status("failed", e.what());
+    throw;
+  }
+}
+
+TrainResult Trainer::fit_run() {
+  State& s = *s_;
   // Installed before setup, so a signal while the data loads is honoured
   // at the first step rather than killing the process.
   std::optional<InterruptGuard> signals;
@@ -817,6 +867,7 @@ TrainResult Trainer::fit() {
       if (improved) save_checkpoint(s.make_checkpoint(), (dir / "best.ckpt").string());
       if (s.epoch % every == 0 || s.finished) save_checkpoint(s.make_checkpoint(), (dir / "last.ckpt").string());
       s.write_run_files();
+      s.save_status("running");
     }
     if (s.stopped_early)
       s.log->line(fmt::format("early stopping: {} did not improve for {} epochs (best {:.6g} at epoch {})",
@@ -843,6 +894,7 @@ TrainResult Trainer::fit() {
   if (!interrupted && s.rank == 0) r.test_metrics = s.final_test();
   else if (interrupted && !r.interrupt_signal)
     s.log->line(fmt::format("stopped after epoch {}; continue with: ember train --resume {}", s.epoch, s.run_dir));
+  s.save_status(interrupted ? "interrupted" : "finished");
   return r;
 }
 
