@@ -3,6 +3,7 @@
 //   ember train -m CONFIG.yaml model=cnn,mlp optim.lr=1e-3,3e-4   (multirun: the grid)
 //   ember train --resume RUN_DIR [key=value ...] [--reset optimizer|schedule]
 //   ember eval RUN_DIR|CHECKPOINT [--split test]
+//   ember runs [ROOT] [--json]
 //   mpirun -np N ember train CONFIG.yaml dist.enabled=true   (data parallel)
 // Exit codes: 0 success, 1 the run failed, 2 usage or configuration error
 // (train::ConfigError: a bad config file, key, value or range, or a data
@@ -24,6 +25,7 @@
 #include "convert_command.h"
 #include "jit_commands.h"
 #include "runtime_commands.h"
+#include "runs_command.h"
 #include "serve_command.h"
 
 using namespace ember;
@@ -142,6 +144,7 @@ int main(int argc, char** argv) {
   cli::ConvertCommand convert_cmd(app);
   cli::RuntimeCommands runtime_cmds(app);  // infer, bench
   cli::ServeCommand serve_cmd(app);
+  cli::RunsCommand runs_cmd(app);
 
   distributed::ProcessGroupPtr group;
   try {
@@ -171,6 +174,7 @@ int main(int argc, char** argv) {
     if (auto rc = convert_cmd.run()) return *rc;
     if (auto rc = runtime_cmds.run()) return *rc;
     if (auto rc = serve_cmd.run()) return *rc;
+    if (auto rc = runs_cmd.run()) return *rc;
     if (*train_cmd) {
       std::string command_line = "ember";
       for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];
