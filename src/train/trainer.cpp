@@ -276,6 +276,15 @@ struct Trainer::State {
   double seconds_before = 0;
   std::string started;
   bool status_open = false;  // setup finished: failures are the run's
+  // steps.csv: a row every log.steps_every optimizer steps (rank 0), over
+  // the batches since the previous row.
+  std::ofstream steps_file;
+  struct StepWindow {
+    double loss_sum = 0, correct = 0;
+    int64_t samples = 0, images = 0;
+    Clock::time_point since = Clock::now();
+  } window;
+  void open_steps_csv();
 
   // Rank 0 records `what` (running, finished, interrupted, failed).
   void save_status(const std::string& what, const std::string& error = "");
@@ -311,6 +320,34 @@ void Trainer::State::save_status(const std::string& what, const std::string& err
   st.stopped_early = stopped_early;
   st.error = error;
   write_run_status(run_dir, st);
+}
+
+// Rows past the checkpoint (written after last.ckpt, before an interrupt or
+// a kill) are dropped on resume, so the file continues where training does.
+void Trainer::State::open_steps_csv() {
+  const int64_t every = config.get_int("log.steps_every");
+  if (rank != 0 || every <= 0) return;
+  const fs::path path = fs::path(run_dir) / "steps.csv";
+  const bool regression = data.info.task == Task::Regression;
+  std::string kept;
+  if (resume_from && fs::exists(path)) {
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line)) {
+      if (kept.empty()) {
+        kept = line + "\n";  // the header
+        continue;
+      }
+      if (!line.empty() && std::strtoll(line.c_str(), nullptr, 10) <= step) kept += line + "\n";
+    }
+    io::write_file_atomic(path.string(), kept, "steps.csv");
+  }
+  steps_file.open(path, std::ios::app);
+  EMBER_CHECK(steps_file.good(), "cannot write '{}'", path.string());
+  if (kept.empty())
+    steps_file << (regression ? "step,epoch,batch,train_loss,lr,images_per_s\n"
+                              : "step,epoch,batch,train_loss,train_acc,lr,images_per_s\n")
+               << std::flush;
 }
 
 // This process's entry in the run's history.
@@ -573,6 +610,7 @@ void Trainer::State::setup() {
                           rank, world, group->backend(), c.get_int("data.batch_size"),
                           c.get_int("data.batch_size") * world, train_loader->options().sampler->size(),
                           c.get_bool("dist.sync_batchnorm") ? " | SyncBatchNorm" : ""));
+  open_steps_csv();
   save_status("running");
   status_open = true;
 }
@@ -601,6 +639,7 @@ bool Trainer::State::train_one_epoch(MetricsTable::Row& row) {
   RegressionMetrics rm;
   const int64_t n_batches = train_loader->size();
   progress.start(epoch + 1, epochs, n_batches);
+  window = StepWindow{};  // steps.csv's rows cover training batches only
 
   Clock::time_point t0 = Clock::now();
   double wait = 0, time_before = 0;  // time_before: the interrupted part's
@@ -633,6 +672,7 @@ bool Trainer::State::train_one_epoch(MetricsTable::Row& row) {
   wait += seconds_since(tw);
   for (int64_t i = first; it != train_loader->end(); ++i) {
     const data::Sample& batch = *it;
+    bool stepped = false;  // an optimizer step ran after this batch
     Tensor target = batch[1].tensor();
     Tensor output, loss;
     // Micro-batches before the optimizer step only accumulate locally.
@@ -665,14 +705,31 @@ bool Trainer::State::train_one_epoch(MetricsTable::Row& row) {
         optimizer->step();
         optimizer->zero_grad();
         ++step;
+        stepped = true;
         schedule->after_optimizer_step();
       }
       if (info.task == Task::Regression) rm.update(output.detach(), target, lv);
       else cm.update(output.detach(), target, lv);
       loss_sum += lv * static_cast<double>(bs);
       finite_images += bs;
+      if (steps_file.is_open()) {
+        window.loss_sum += lv * static_cast<double>(bs);
+        window.samples += bs;
+        if (info.task != Task::Regression)
+          window.correct += output.detach().argmax(1).eq(target).sum().item<double>();
+      }
     }
     images += bs;
+    window.images += bs;
+    if (steps_file.is_open() && stepped && step % c.get_int("log.steps_every") == 0) {
+      const double n = static_cast<double>(std::max<int64_t>(window.samples, 1));
+      std::string row = fmt::format("{},{},{},{}", step, epoch + 1, i + 1,
+                                    window.samples ? fmt::format("{}", window.loss_sum / n) : "nan");
+      if (info.task != Task::Regression) row += fmt::format(",{}", window.correct / n);
+      row += fmt::format(",{},{}\n", schedule->lr(), static_cast<double>(window.images) / seconds_since(window.since));
+      steps_file << row << std::flush;
+      window = StepWindow{};
+    }
     // The running loss is over the steps that counted (NaN until one did).
     progress.update(i + 1, finite_images ? loss_sum / static_cast<double>(finite_images) : NAN,
                     static_cast<double>(images) / (time_before + seconds_since(t0)));
