@@ -1,8 +1,10 @@
 // The `ember` command: train, eval, version, info.
-//   ember train CONFIG.yaml [key=value ...]
+//   ember train CONFIG.yaml [key=value ...] [group=choice ...]
+//   ember train -m CONFIG.yaml model=cnn,mlp optim.lr=1e-3,3e-4   (multirun: the grid)
 //   ember train --resume RUN_DIR [key=value ...] [--reset optimizer|schedule]
 //   ember eval RUN_DIR|CHECKPOINT [--split test]
 //   ember eval CONFIG.yaml model.init_from=WEIGHTS [key=value ...] [--split test]
+//   ember runs [ROOT] [--json]
 //   mpirun -np N ember train CONFIG.yaml dist.enabled=true   (data parallel)
 // Exit codes: 0 success, 1 the run failed, 2 usage or configuration error
 // (train::ConfigError: a bad config file, key, value or range, or a data
@@ -19,11 +21,13 @@
 #include "ember/distributed/mpi.h"
 #include "ember/ember.h"
 #include "ember/train/config.h"
+#include "ember/train/multirun.h"
 #include "ember/train/trainer.h"
 #include "ember/train/zoo.h"
 #include "convert_command.h"
 #include "jit_commands.h"
 #include "runtime_commands.h"
+#include "runs_command.h"
 #include "serve_command.h"
 
 using namespace ember;
@@ -56,7 +60,7 @@ std::string options_help() {
 }
 
 int run_train(const std::vector<std::string>& args, const std::string& resume, const std::vector<std::string>& resets,
-              const std::string& command_line, const distributed::ProcessGroupPtr& group) {
+              bool sweep, const std::string& command_line, const distributed::ProcessGroupPtr& group) {
   std::string config_path;
   std::vector<std::string> overrides;
   for (const std::string& a : args) {
@@ -69,11 +73,21 @@ int run_train(const std::vector<std::string>& args, const std::string& resume, c
     throw train::ConfigError("ember train needs CONFIG.yaml (e.g. configs/fashion_mnist_cnn.yaml) or --resume RUN_DIR");
   if (resume.empty() && !resets.empty())
     throw train::ConfigError("--reset applies to --resume RUN_DIR only");
+  if (sweep && !resume.empty())
+    throw train::ConfigError("--multirun starts new runs; resume each run of a sweep with --resume RUN_DIR");
+  if (sweep && group && group->size() > 1)
+    throw train::ConfigError("--multirun runs its jobs one after another in one process; launch it without mpirun");
   train::TrainOptions options;
   options.command_line = command_line;
   options.resets = train::parse_resets(resets);
   options.handle_interrupts = true;
   options.group = group;
+  if (sweep) {
+    train::MultirunResult m = train::multirun(config_path, overrides, options);
+    std::cout << "\n" << train::multirun_table(m) << std::flush;
+    if (m.interrupt_signal) return 128 + m.interrupt_signal;
+    return m.all_finished() ? kOk : kRunFailed;
+  }
   train::Trainer trainer = resume.empty() ? train::Trainer(train::load_config(config_path, overrides), options)
                                           : train::Trainer::resume(resume, options, overrides);
   train::TrainResult r = trainer.fit();
@@ -105,13 +119,19 @@ int main(int argc, char** argv) {
   CLI::App* train_cmd = app.add_subcommand("train", "train a model from a YAML config, or resume a run");
   std::vector<std::string> train_args;
   std::string resume_dir;
-  train_cmd->add_option("args", train_args, "CONFIG.yaml followed by key=value overrides (e.g. optim.lr=3e-4)");
+  train_cmd->add_option("args", train_args,
+                        "CONFIG.yaml followed by key=value overrides (e.g. optim.lr=3e-4) and config group choices "
+                        "(model=resnet reads configs/model/resnet.yaml)");
   train_cmd->add_option("--resume", resume_dir, "continue the run in RUN_DIR from its last.ckpt")->type_name("RUN_DIR");
   std::vector<std::string> resets;
   train_cmd->add_option("--reset", resets,
                         "with --resume: start afresh instead of restoring: optimizer (a new optimizer and LR schedule, "
                         "needed to change optim.*) or schedule (needed to change schedule.*)")
       ->type_name("optimizer|schedule");
+  bool multirun = false;
+  train_cmd->add_flag("-m,--multirun", multirun,
+                      "run the grid of every combination of the comma-separated values (optim.lr=1e-3,3e-4 "
+                      "model=cnn,mlp), one run directory each, and print a table; write lists in brackets");
   train_cmd->footer([] { return options_help(); });
 
   CLI::App* eval_cmd = app.add_subcommand(
@@ -130,6 +150,7 @@ int main(int argc, char** argv) {
   cli::ConvertCommand convert_cmd(app);
   cli::RuntimeCommands runtime_cmds(app);  // infer, bench
   cli::ServeCommand serve_cmd(app);
+  cli::RunsCommand runs_cmd(app);
 
   distributed::ProcessGroupPtr group;
   try {
@@ -159,13 +180,14 @@ int main(int argc, char** argv) {
     if (auto rc = convert_cmd.run()) return *rc;
     if (auto rc = runtime_cmds.run()) return *rc;
     if (auto rc = serve_cmd.run()) return *rc;
+    if (auto rc = runs_cmd.run()) return *rc;
     if (*train_cmd) {
       std::string command_line = "ember";
       for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];
       // Under an MPI launcher every rank joins the job (without one: a world
       // of one, and MPI is never started).
       if (distributed::launched_by_mpi()) group = distributed::init_process_group("mpi");
-      return run_train(train_args, resume_dir, resets, command_line, group);
+      return run_train(train_args, resume_dir, resets, multirun, command_line, group);
     }
     if (*eval_cmd) {
       const std::string ext = std::filesystem::path(eval_target).extension().string();

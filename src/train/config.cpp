@@ -53,7 +53,9 @@ std::string last_segment(std::string_view key) {
   return std::string(dot == std::string_view::npos ? key : key.substr(dot + 1));
 }
 
-std::string nearest(std::string_view word, const std::vector<std::string>& candidates) {
+}  // namespace
+
+std::string closest_name(std::string_view word, const std::vector<std::string>& candidates) {
   std::string best;
   size_t best_d = std::string::npos;
   for (const std::string& c : candidates) {
@@ -62,6 +64,12 @@ std::string nearest(std::string_view word, const std::vector<std::string>& candi
   }
   size_t limit = std::max<size_t>(2, word.size() / 3);
   return best_d <= limit ? best : std::string();
+}
+
+namespace {
+
+std::string nearest(std::string_view word, const std::vector<std::string>& candidates) {
+  return closest_name(word, candidates);
 }
 
 // Splits "[a, b]" or "a, b" (or "" / "[]") into trimmed items.
@@ -654,7 +662,36 @@ YNodePtr parse_bounded(const std::string& yaml_text, const std::string& source) 
 struct Flattener {
   const std::string& source;
   std::vector<YamlEntry>& out;
+  std::vector<YamlEntry>* defaults;          // the top-level `defaults:` list goes here (null: a plain key)
   std::map<std::string, std::string> where;  // flat key -> position, to refuse a key set twice
+
+  // Hydra's defaults list: "- group: choice" items and "- _self_".
+  void defaults_list(const YNode& v, const YAML::Mark& at) {
+    if (v.kind == YNode::Kind::Null) return;
+    if (v.kind != YNode::Kind::Seq)
+      config_error(fmt::format("{}:{}: 'defaults' must be a list of '- group: choice' items (e.g. '- model: cnn'), "
+                               "got {}", source, mark_text(at), kind_name(v.kind)));
+    std::map<std::string, std::string> seen;
+    for (const YNodePtr& item : v.items) {
+      const YAML::Mark& m = item->mark;
+      if (item->kind == YNode::Kind::Scalar && item->scalar == "_self_") {
+        if (!seen.emplace("_self_", mark_text(m)).second)
+          config_error(fmt::format("{}:{}: '_self_' appears twice in the defaults list", source, mark_text(m)));
+        defaults->push_back({"_self_", "", false, mark_text(m)});
+        continue;
+      }
+      if (item->kind != YNode::Kind::Map || item->items.size() != 2 || item->items[1]->kind != YNode::Kind::Scalar)
+        config_error(fmt::format("{}:{}: a defaults entry is '- group: choice' (e.g. '- model: cnn') or '- _self_', "
+                                 "got {}", source, mark_text(m),
+                                 item->kind == YNode::Kind::Scalar ? "'" + item->scalar + "'" : kind_name(item->kind)));
+      const std::string& group = item->items[0]->scalar;
+      auto [it, fresh] = seen.emplace(group, mark_text(m));
+      if (!fresh)
+        config_error(fmt::format("{}:{}: config group '{}' appears twice in the defaults list (first at {}:{})", source,
+                                 mark_text(m), group, source, it->second));
+      defaults->push_back({group, trim(item->items[1]->scalar), false, mark_text(m)});
+    }
+  }
 
   void entry(const std::string& key, std::string text, bool is_list, const YAML::Mark& mark) {
     auto [it, fresh] = where.emplace(key, mark_text(mark));
@@ -676,7 +713,9 @@ struct Flattener {
                                  "remove or merge one of them",
                                  source, mark_text(k.mark), k.scalar, it->second.line + 1));
       std::string full = prefix.empty() ? k.scalar : prefix + "." + k.scalar;
-      if (v.kind == YNode::Kind::Map) {
+      if (prefix.empty() && k.scalar == "defaults" && defaults) {
+        defaults_list(v, k.mark);
+      } else if (v.kind == YNode::Kind::Map) {
         map(v, full);
       } else if (v.kind == YNode::Kind::Seq) {
         std::vector<std::string> items;
@@ -695,50 +734,33 @@ struct Flattener {
 };
 }  // namespace
 
-std::vector<YamlEntry> flatten_yaml(const std::string& yaml_text, const std::string& source_name) {
+std::vector<YamlEntry> flatten_yaml(const std::string& yaml_text, const std::string& source_name,
+                                    std::vector<YamlEntry>* defaults) {
   YNodePtr root = parse_bounded(yaml_text, source_name);
   std::vector<YamlEntry> out;
   if (!root || root->kind == YNode::Kind::Null) return out;
   if (root->kind != YNode::Kind::Map)
     config_error(fmt::format("{}:{}: a config file must be a mapping of sections (model:, data:, ...)", source_name,
                              mark_text(root->mark)));
-  Flattener{source_name, out, {}}.map(*root, "");
+  Flattener{source_name, out, defaults, {}}.map(*root, "");
   return out;
 }
 
-namespace {
-Config resolve(const std::vector<YamlEntry>& entries, const std::string& source,
-               const std::vector<std::string>& overrides) {
+Config resolve_settings(const std::vector<Setting>& settings) {
+  // The model's options join the schema: the last model.name decides.
   std::string model = "cnn";
-  for (const YamlEntry& e : entries)
-    if (e.key == "model.name") model = trim(e.text);
-  for (const std::string& o : overrides)
-    if (o.rfind("model.name=", 0) == 0) model = trim(std::string_view(o).substr(11));
+  for (const Setting& st : settings)
+    if (st.key == "model.name") model = trim(st.text);
   Config config(experiment_schema(model));
-  for (const YamlEntry& e : entries) config.set_text(e.key, e.text, source + ":" + e.position);
-  for (const std::string& o : overrides) config.apply_override(o);
+  for (const Setting& st : settings) config.set_text(st.key, st.text, st.origin);
   return config;
-}
-}  // namespace
-
-Config load_config(const std::string& path, const std::vector<std::string>& overrides) {
-  std::vector<YamlEntry> entries;
-  if (!path.empty()) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) config_error(fmt::format("cannot read config file '{}': {}", path, std::strerror(errno)));
-    // Read at most one byte past the limit: a data file given by mistake is
-    // refused without being read whole.
-    std::string text(kMaxConfigBytes + 1, '\0');
-    in.read(text.data(), static_cast<std::streamsize>(text.size()));
-    if (in.bad()) config_error(fmt::format("cannot read config file '{}': {}", path, std::strerror(errno)));
-    text.resize(static_cast<size_t>(in.gcount()));
-    entries = flatten_yaml(text, path);
-  }
-  return resolve(entries, path, overrides);
 }
 
 Config config_from_yaml(const std::string& yaml_text, const std::string& source_name) {
-  return resolve(flatten_yaml(yaml_text, source_name), source_name, {});
+  std::vector<Setting> settings;
+  for (const YamlEntry& e : flatten_yaml(yaml_text, source_name))
+    settings.push_back({e.key, e.text, source_name + ":" + e.position});
+  return resolve_settings(settings);
 }
 
 }  // namespace ember::train

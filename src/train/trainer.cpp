@@ -38,6 +38,7 @@
 #include "ember/train/metrics.h"
 #include "ember/train/optim_setup.h"
 #include "ember/train/report.h"
+#include "ember/train/run_status.h"
 #include "ember/train/zoo.h"
 #include "progress.h"
 
@@ -270,6 +271,24 @@ struct Trainer::State {
   // between epochs.
   nlohmann::json partial_epoch;
   Environment env;
+  // status.json (run_status.h): when this process started, and the time
+  // and start of the processes before it (a resumed run).
+  Clock::time_point process_start = Clock::now();
+  double seconds_before = 0;
+  std::string started;
+  bool status_open = false;  // setup finished: failures are the run's
+  // steps.csv: a row every log.steps_every optimizer steps (rank 0), over
+  // the batches since the previous row.
+  std::ofstream steps_file;
+  struct StepWindow {
+    double loss_sum = 0, correct = 0;
+    int64_t samples = 0, images = 0;
+    Clock::time_point since = Clock::now();
+  } window;
+  void open_steps_csv();
+
+  // Rank 0 records `what` (running, finished, interrupted, failed).
+  void save_status(const std::string& what, const std::string& error = "");
 
   void setup();
   // False when an interrupt stopped the epoch (partial_epoch holds it).
@@ -283,6 +302,54 @@ struct Trainer::State {
   void record_command();
   std::vector<std::pair<std::string, std::string>> history_rows() const;
 };
+
+void Trainer::State::save_status(const std::string& what, const std::string& error) {
+  if (rank != 0 || run_dir.empty()) return;
+  RunStatus st;
+  st.status = what;
+  st.pid = static_cast<int64_t>(::getpid());
+  char host[256] = {};
+  if (::gethostname(host, sizeof(host) - 1) == 0) st.host = host;
+  st.started = started;
+  st.updated = timestamp(Clockface::utc_iso);
+  st.epoch = epoch;
+  st.epochs = config.get_int("train.epochs");
+  st.monitor = monitor;
+  st.best = best.has_best() ? best.best() : NAN;
+  st.best_epoch = best.has_best() ? best.best_epoch() : 0;
+  st.seconds = seconds_before + seconds_since(process_start);
+  st.stopped_early = stopped_early;
+  st.error = error;
+  write_run_status(run_dir, st);
+}
+
+// Rows past the checkpoint (written after last.ckpt, before an interrupt or
+// a kill) are dropped on resume, so the file continues where training does.
+void Trainer::State::open_steps_csv() {
+  const int64_t every = config.get_int("log.steps_every");
+  if (rank != 0 || every <= 0) return;
+  const fs::path path = fs::path(run_dir) / "steps.csv";
+  const bool regression = data.info.task == Task::Regression;
+  std::string kept;
+  if (resume_from && fs::exists(path)) {
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line)) {
+      if (kept.empty()) {
+        kept = line + "\n";  // the header
+        continue;
+      }
+      if (!line.empty() && std::strtoll(line.c_str(), nullptr, 10) <= step) kept += line + "\n";
+    }
+    io::write_file_atomic(path.string(), kept, "steps.csv");
+  }
+  steps_file.open(path, std::ios::app);
+  EMBER_CHECK(steps_file.good(), "cannot write '{}'", path.string());
+  if (kept.empty())
+    steps_file << (regression ? "step,epoch,batch,train_loss,lr,images_per_s\n"
+                              : "step,epoch,batch,train_loss,train_acc,lr,images_per_s\n")
+               << std::flush;
+}
 
 // This process's entry in the run's history.
 void Trainer::State::record_command() {
@@ -515,6 +582,13 @@ void Trainer::State::setup() {
     io::write_file_atomic((fs::path(run_dir) / "config.yaml").string(), c.to_yaml(true), "config.yaml");
     if (world > 1) broadcast_string(*group, run_dir);
   }
+  started = timestamp(Clockface::utc_iso);
+  if (resume_from && rank == 0) {
+    if (auto before = read_run_status(run_dir)) {
+      seconds_before = before->seconds;
+      if (!before->started.empty()) started = before->started;
+    }
+  }
   env = environment_info(c.get_int("train.seed"));
   if (rank == 0)
     io::write_file_atomic((fs::path(run_dir) / "env.json").string(), environment_json(env), "env.json");
@@ -540,6 +614,9 @@ void Trainer::State::setup() {
                           rank, world, group->backend(), c.get_int("data.batch_size"),
                           c.get_int("data.batch_size") * world, train_loader->options().sampler->size(),
                           c.get_bool("dist.sync_batchnorm") ? " | SyncBatchNorm" : ""));
+  open_steps_csv();
+  save_status("running");
+  status_open = true;
 }
 
 bool Trainer::State::train_one_epoch(MetricsTable::Row& row) {
@@ -566,6 +643,7 @@ bool Trainer::State::train_one_epoch(MetricsTable::Row& row) {
   RegressionMetrics rm;
   const int64_t n_batches = train_loader->size();
   progress.start(epoch + 1, epochs, n_batches);
+  window = StepWindow{};  // steps.csv's rows cover training batches only
 
   Clock::time_point t0 = Clock::now();
   double wait = 0, time_before = 0;  // time_before: the interrupted part's
@@ -598,6 +676,7 @@ bool Trainer::State::train_one_epoch(MetricsTable::Row& row) {
   wait += seconds_since(tw);
   for (int64_t i = first; it != train_loader->end(); ++i) {
     const data::Sample& batch = *it;
+    bool stepped = false;  // an optimizer step ran after this batch
     Tensor target = batch[1].tensor();
     Tensor output, loss;
     // Micro-batches before the optimizer step only accumulate locally.
@@ -630,14 +709,31 @@ bool Trainer::State::train_one_epoch(MetricsTable::Row& row) {
         optimizer->step();
         optimizer->zero_grad();
         ++step;
+        stepped = true;
         schedule->after_optimizer_step();
       }
       if (info.task == Task::Regression) rm.update(output.detach(), target, lv);
       else cm.update(output.detach(), target, lv);
       loss_sum += lv * static_cast<double>(bs);
       finite_images += bs;
+      if (steps_file.is_open()) {
+        window.loss_sum += lv * static_cast<double>(bs);
+        window.samples += bs;
+        if (info.task != Task::Regression)
+          window.correct += output.detach().argmax(1).eq(target).sum().item<double>();
+      }
     }
     images += bs;
+    window.images += bs;
+    if (steps_file.is_open() && stepped && step % c.get_int("log.steps_every") == 0) {
+      const double n = static_cast<double>(std::max<int64_t>(window.samples, 1));
+      std::string row = fmt::format("{},{},{},{}", step, epoch + 1, i + 1,
+                                    window.samples ? fmt::format("{}", window.loss_sum / n) : "nan");
+      if (info.task != Task::Regression) row += fmt::format(",{}", window.correct / n);
+      row += fmt::format(",{},{}\n", schedule->lr(), static_cast<double>(window.images) / seconds_since(window.since));
+      steps_file << row << std::flush;
+      window = StepWindow{};
+    }
     // The running loss is over the steps that counted (NaN until one did).
     progress.update(i + 1, finite_images ? loss_sum / static_cast<double>(finite_images) : NAN,
                     static_cast<double>(images) / (time_before + seconds_since(t0)));
@@ -748,6 +844,17 @@ std::vector<std::pair<std::string, double>> Trainer::State::final_test() {
 
 TrainResult Trainer::fit() {
   State& s = *s_;
+  try {
+    return fit_run();
+  } catch (const std::exception& e) {
+    // What went wrong stays with the run (`ember runs`, a multirun's table).
+    if (s.status_open) s.save_status("failed", e.what());
+    throw;
+  }
+}
+
+TrainResult Trainer::fit_run() {
+  State& s = *s_;
   // Installed before setup, so a signal while the data loads is honoured
   // at the first step rather than killing the process.
   std::optional<InterruptGuard> signals;
@@ -821,6 +928,7 @@ TrainResult Trainer::fit() {
       if (improved) save_checkpoint(s.make_checkpoint(), (dir / "best.ckpt").string());
       if (s.epoch % every == 0 || s.finished) save_checkpoint(s.make_checkpoint(), (dir / "last.ckpt").string());
       s.write_run_files();
+      s.save_status("running");
     }
     if (s.stopped_early)
       s.log->line(fmt::format("early stopping: {} did not improve for {} epochs (best {:.6g} at epoch {})",
@@ -847,6 +955,7 @@ TrainResult Trainer::fit() {
   if (!interrupted && s.rank == 0) r.test_metrics = s.final_test();
   else if (interrupted && !r.interrupt_signal)
     s.log->line(fmt::format("stopped after epoch {}; continue with: ember train --resume {}", s.epoch, s.run_dir));
+  s.save_status(interrupted ? "interrupted" : "finished");
   return r;
 }
 

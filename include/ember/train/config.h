@@ -120,14 +120,43 @@ struct YamlEntry {
   bool is_list = false;
   std::string position;  // "line:col", 1-based
 };
-std::vector<YamlEntry> flatten_yaml(const std::string& yaml_text, const std::string& source_name);
+// With `defaults` non-null, a top-level `defaults:` list (Hydra's: items
+// "- group: choice" and "- _self_") goes there as {group, choice} entries
+// ({"_self_", ""} for _self_) instead of being a key.
+std::vector<YamlEntry> flatten_yaml(const std::string& yaml_text, const std::string& source_name,
+                                    std::vector<YamlEntry>* defaults = nullptr);
+
+// The valid name nearest to `word` (edit distance), or "" when none is close.
+std::string closest_name(std::string_view word, const std::vector<std::string>& candidates);
+
+// One assignment and where it came from ("configs/x.yaml:3:5", "command line").
+struct Setting {
+  std::string key, text, origin;
+};
+// The config of these settings applied in order (a later one wins), with the
+// options of the model the last model.name names.
+Config resolve_settings(const std::vector<Setting>& settings);
 
 // The whole experiment schema: the base sections (data, optim, schedule,
 // train, log) plus model.name and the options of the chosen zoo model.
 Schema experiment_schema(const std::string& model_name);
 // Loads CONFIG.yaml (or the empty config when path is ""), applies the
 // overrides, and resolves the model's options. Throws ConfigError.
+//
+// Config groups, as Hydra has them: an override with a bare name, such as
+// `model=resnet`, or an entry of the config's `defaults:` list
+// (`- model: resnet`) reads the group file <dir>/model/resnet.yaml, where
+// <dir> is the config file's folder (configs/ when path is ""); its keys are
+// relative to the group (`depth: 18` sets model.depth). The order, later
+// winning: the defaults list (a command-line choice replaces the entry of
+// its group), the config's own keys (where `- _self_` stands, else after the
+// list), groups chosen on the command line that the list does not name,
+// then key=value overrides in command-line order. An unknown group or choice
+// names the files that exist.
 Config load_config(const std::string& path, const std::vector<std::string>& overrides);
+// The choices of config group `group` next to the config at `path`
+// (the names of <dir>/<group>/*.yaml, sorted).
+std::vector<std::string> config_group_choices(const std::string& path, const std::string& group);
 // A config read back from a run directory or checkpoint (YAML text).
 Config config_from_yaml(const std::string& yaml_text, const std::string& source_name);
 

@@ -72,9 +72,12 @@ class Trainer {
   ~Trainer();
   Trainer(Trainer&&) noexcept;
 
+  // Trains until train.epochs, early stopping or an interrupt. Rank 0
+  // records the run's state in RUN_DIR/status.json (run_status.h).
   TrainResult fit();
 
  private:
+  TrainResult fit_run();
   struct State;
   std::unique_ptr<State> s_;
 };
