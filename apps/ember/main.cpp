@@ -22,12 +22,12 @@
 #include "ember/ember.h"
 #include "ember/train/config.h"
 #include "ember/train/multirun.h"
+#include "ember/train/runs.h"
 #include "ember/train/trainer.h"
 #include "ember/train/zoo.h"
 #include "convert_command.h"
 #include "jit_commands.h"
 #include "runtime_commands.h"
-#include "runs_command.h"
 #include "serve_command.h"
 
 using namespace ember;
@@ -150,7 +150,14 @@ int main(int argc, char** argv) {
   cli::ConvertCommand convert_cmd(app);
   cli::RuntimeCommands runtime_cmds(app);  // infer, bench
   cli::ServeCommand serve_cmd(app);
-  cli::RunsCommand runs_cmd(app);
+  // `ember runs [ROOT] [--json]` (the table itself: train/runs.h).
+  CLI::App* runs_cmd = app.add_subcommand(
+      "runs", "list the runs under ROOT: status, epochs, best metric, duration and the config keys that differ "
+              "between them");
+  std::string runs_root = "runs";
+  bool runs_json = false;
+  runs_cmd->add_option("root", runs_root, "folder of run directories (the trainer's log.root)")->capture_default_str();
+  runs_cmd->add_flag("--json", runs_json, "print a JSON array instead of a table");
 
   distributed::ProcessGroupPtr group;
   try {
@@ -180,7 +187,16 @@ int main(int argc, char** argv) {
     if (auto rc = convert_cmd.run()) return *rc;
     if (auto rc = runtime_cmds.run()) return *rc;
     if (auto rc = serve_cmd.run()) return *rc;
-    if (auto rc = runs_cmd.run()) return *rc;
+    if (*runs_cmd) {
+      if (!std::filesystem::is_directory(runs_root))
+        throw train::ConfigError(
+            fmt::format("runs: '{}' is not a folder (runs go to log.root, by default runs/)", runs_root));
+      std::vector<train::RunSummary> runs = train::list_runs(runs_root);
+      if (runs_json) std::cout << train::runs_json(runs);
+      else if (runs.empty()) std::cout << fmt::format("no runs under {}\n", runs_root);
+      else std::cout << train::runs_table(runs);
+      return kOk;
+    }
     if (*train_cmd) {
       std::string command_line = "ember";
       for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];
