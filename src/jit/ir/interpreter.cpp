@@ -590,8 +590,11 @@ void replay_conv2d(Ctx& c) {
   const Tensor* residual = residual_of(c, out);
   if (!residual && c.in.size() > 3 && c.in[3].defined()) bad(c, "a fourth input needs residual=true");
   FastNode* f = fast_slot(c);
-  // conv_small_cin beats oneDNN where it applies (Note [small-c_in convolution]).
-  if (f && fixed(c, 1) && (!b || fixed(c, 2)) && !conv2d_small_cin_applies(p)) {
+  // conv_small_cin beats oneDNN where it applies (Note [small-c_in
+  // convolution]), unless the output stays blocked for the next conv (Note
+  // [layout propagation]: W1's first conv then feeds the second with no
+  // reorder, and its pool runs blocked).
+  if (f && fixed(c, 1) && (!b || fixed(c, 2)) && (!conv2d_small_cin_applies(p) || wants_blocked_output(c))) {
     const ConvLayouts layouts{in_layout(c, 0), residual ? in_layout(c, 3) : nullptr, wants_blocked_output(c),
                               out.numel() * static_cast<int64_t>(out.element_size())};
     f->conv = PreparedConv::make(p, w.data_ptr(), b ? b->data_ptr() : nullptr, epilogue_of(c), nullptr, p.n, layouts);
@@ -725,7 +728,7 @@ void replay_conv2d_pool(Ctx& c) {
   const int64_t chunk = std::clamp<int64_t>(kPoolChunkBytes / std::max<int64_t>(per_image, 1),
                                             std::min<int64_t>(get_num_threads(), p.n), std::max<int64_t>(p.n, 1));
   FastNode* f = fast_slot(c);
-  if (f && fixed(c, 1) && (!b || fixed(c, 2)) && !conv2d_small_cin_applies(p)) {
+  if (f && fixed(c, 1) && (!b || fixed(c, 2)) && (!conv2d_small_cin_applies(p) || wants_blocked_output(c))) {
     FusedPool fp{pp, kind == "max"};
     const ConvLayouts layouts{in_layout(c, 0), nullptr, wants_blocked_output(c),
                               out.numel() * static_cast<int64_t>(out.element_size())};

@@ -6,9 +6,11 @@
 // reorders from NCHW once before its first conv and back once after its
 // last (Note [layout propagation] in src/kernels/cpu/prepared.cpp). A value
 // the graph returns, or that anything else reads (a flatten, a linear, an
-// elementwise op, a view), stays NCHW, as does a conv that runs Ember's own
-// small-c_in kernel (no oneDNN layout to keep). The numbers are unchanged:
-// the same primitives run, minus the reorders.
+// elementwise op, a view), stays NCHW. A marked conv with few input
+// channels (W1's first) runs oneDNN instead of Ember's small-c_in kernel so
+// that its output can stay blocked; a small-c_in conv reading a marked
+// value would take NCHW, so it makes its producer unmarked. The numbers
+// match the unmarked graph's within float rounding.
 #pragma once
 
 #include "ember/jit/graph.h"
