@@ -7,6 +7,8 @@
 //               runtime::Session (memory plan, pooled prepared graphs);
 //               runtime_o2 is the counterpart of torch's traced + frozen +
 //               optimize_for_inference variant (BatchNorm folded, ReLU fused)
+//   runtime_o2_nchw  level 2 without jit::propagate_layouts (every conv
+//               output reordered to NCHW): the layout pass's effect
 // Also per variant at batch 256: the peak of Ember's allocator during the
 // first call (for the runtime that includes building the arena and the
 // kernels' scratch) and during a steady-state call, net of what was
@@ -102,6 +104,12 @@ std::string measure(const std::function<Tensor(const Tensor&)>& forward, int cal
          stat_json(b256, 1.0, "%.1f") + tail;
 }
 
+// g without jit::propagate_layouts' marks: every conv output NCHW.
+jit::Graph without_layouts(jit::Graph g) {
+  for (jit::Node& n : g.nodes) std::erase_if(n.attrs, [](const jit::Attr& a) { return a.name == "output_layout"; });
+  return g;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -151,6 +159,12 @@ int main(int argc, char** argv) {
       b1(("runtime_o" + std::to_string(level)).c_str(),
          [&](const Tensor& x) { return session.run(std::vector<Tensor>{x})[0]; });
     }
+    {
+      jit::ModelFile file;
+      file.graph = without_layouts(jit::optimize(traced, 2).graph);
+      runtime::Session session(std::move(file));
+      b1("runtime_o2_nchw", [&](const Tensor& x) { return session.run(std::vector<Tensor>{x})[0]; });
+    }
     // Level 2 without jit::select_kernels: the fused graph on the generic kernels.
     jit::ModelFile generic;
     generic.graph = jit::optimize(traced, 2).graph;
@@ -179,6 +193,15 @@ int main(int argc, char** argv) {
     file.graph = jit::optimize(traced, level).graph;
     runtime::Session session(std::move(file));
     json += ", \"runtime_o" + std::to_string(level) + "\": " +
+            measure([&](const Tensor& x) { return session.run(std::vector<Tensor>{x})[0]; }, calls, x1, x256,
+                    ref256);
+  }
+  {
+    // Level 2 without jit::propagate_layouts (every conv output NCHW): the pass's effect.
+    jit::ModelFile file;
+    file.graph = without_layouts(jit::optimize(traced, 2).graph);
+    runtime::Session session(std::move(file));
+    json += ", \"runtime_o2_nchw\": " +
             measure([&](const Tensor& x) { return session.run(std::vector<Tensor>{x})[0]; }, calls, x1, x256,
                     ref256);
   }

@@ -375,6 +375,21 @@ int run_inspect(const std::string& path) {
               "written in place)\n", human(static_cast<double>(plan.arena_bytes)).c_str(),
               static_cast<long long>(plan.planned_values), human(static_cast<double>(plan.unshared_bytes)).c_str(),
               static_cast<long long>(plan.in_place_values));
+  // jit::propagate_layouts: which conv outputs stay blocked for the next conv.
+  std::vector<std::string> blocked;
+  int64_t convs = 0;
+  for (const jit::Node& n : g.nodes) {
+    if (n.kind != "conv2d") continue;
+    ++convs;
+    const jit::AttrValue* a = n.find("output_layout");
+    const std::string* l = a ? std::get_if<std::string>(a) : nullptr;
+    if (l && *l == "blocked") blocked.push_back(n.scope.empty() ? fmt::format("node {}", &n - g.nodes.data()) : n.scope);
+  }
+  if (!blocked.empty())
+    std::printf("layouts: %zu of %lld conv2d outputs stay in oneDNN's blocked layout for the next conv (%s)\n",
+                blocked.size(), static_cast<long long>(convs), fmt::format("{}", fmt::join(blocked, ", ")).c_str());
+  else if (convs > 0)
+    std::printf("layouts: every conv2d output is NCHW (no prepared conv feeds only prepared convs)\n");
   if (m.source.count("passes"))
     std::printf("passes (optimize level %s): %s\n", m.source.at("optimize").c_str(), m.source.at("passes").c_str());
   else if (m.source.count("optimize"))

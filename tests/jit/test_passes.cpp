@@ -334,9 +334,10 @@ TEST(Optimize, LevelsAndRecords) {
   EXPECT_EQ(optimize(g, 0).graph.str(), g.str());
   OptimizeResult r1 = optimize(g, 1), r2 = optimize(g, 2);
   EXPECT_EQ(r1.passes.size(), 4u);
-  EXPECT_EQ(r2.passes.size(), 10u);
+  EXPECT_EQ(r2.passes.size(), 11u);
   EXPECT_EQ(r2.passes[7].pass, "fuse_pooling");
-  EXPECT_EQ(r2.passes.back().pass, "select_kernels");
+  EXPECT_EQ(r2.passes[9].pass, "select_kernels");
+  EXPECT_EQ(r2.passes.back().pass, "propagate_layouts");
   EXPECT_EQ(r1.passes.front().nodes_before, static_cast<int64_t>(g.nodes.size()));
   EXPECT_EQ(r2.passes.back().nodes_after, static_cast<int64_t>(r2.graph.nodes.size()));
   EXPECT_LT(r1.graph.nodes.size(), g.nodes.size());

@@ -56,6 +56,10 @@ class PreparedGraph {
 
   const SymbolValues& symbols() const;
   const MemoryPlan& memory_plan() const;
+  // The layout `value` had in the last run: "nchw", or the blocked layout a
+  // prepared conv left it in for the next one ("nChw16c"; Note [layout
+  // propagation] in src/kernels/cpu/prepared.cpp). For tests and tools.
+  std::string layout_name(int value) const;
 
  private:
   struct State;

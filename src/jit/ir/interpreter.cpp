@@ -47,6 +47,9 @@ struct FastNode {
   std::unique_ptr<PreparedMatmul> matmul;
   int threads = 0;
   bool tried = false;
+  // The layouts of the source and residual it was tried with (Note [layout
+  // propagation] in src/kernels/cpu/prepared.cpp): remade if they change.
+  LayoutRef src_layout, residual_layout;
   bool ready() const { return (conv || matmul) && threads == get_num_threads(); }
 };
 
@@ -60,6 +63,11 @@ struct Ctx {
   std::vector<Tensor>& out;  // filled by the replay
   FastNode* fast = nullptr;                 // this node's slot; null: no prepared kernels
   const std::vector<char>* fixed = nullptr;  // per value: a constant, or a view of one
+  // Per input: the blocked layout a prepared conv left it in, null for NCHW
+  // (Note [layout propagation]); only conv2d nodes see non-null ones, the
+  // interpreter hands every other node plain copies. Empty: all plain.
+  std::vector<LayoutRef>* in_layouts = nullptr;
+  LayoutRef out_layout;  // set by a conv2d whose output stays blocked
 };
 
 [[noreturn]] void bad(const Ctx& c, const std::string& what) {
@@ -104,6 +112,38 @@ bool is_dense(const Tensor& t) {
 void check_dtype(const Ctx& c, const Tensor& t, ScalarType want, const char* what) {
   if (t.dtype() != want)
     bad(c, fmt::format("{} has dtype {}, expected {}", what, to_string(t.dtype()), to_string(want)));
+}
+
+// ---- blocked activations (Note [layout propagation] in src/kernels/cpu/prepared.cpp) ----
+
+LayoutRef in_layout(const Ctx& c, size_t i) {
+  return c.in_layouts && i < c.in_layouts->size() ? (*c.in_layouts)[i] : nullptr;
+}
+
+// Replaces every blocked input by a plain NCHW copy, for a kernel that reads NCHW.
+void plain_inputs(Ctx& c) {
+  if (!c.in_layouts) return;
+  for (size_t i = 0; i < c.in_layouts->size() && i < c.in.size(); ++i) {
+    LayoutRef& l = (*c.in_layouts)[i];
+    if (!l) continue;
+    const Tensor& x = c.in[i];
+    const auto [ch, h, w] = layout_image_dims(*l);
+    if (x.dim() != 4 || x.dtype() != kFloat32 || !x.is_contiguous() || x.size(1) != ch || x.size(2) != h || x.size(3) != w)
+      bad(c, fmt::format("input {} {} does not match its blocked layout {}", i, shape_of(x), layout_name(l)));
+    Tensor t = empty(x.sizes(), TensorOptions(kFloat32));
+    reorder_to_plain(*l, x.size(0), x.data_ptr(), t.data_ptr());
+    c.in[i] = std::move(t);
+    l = nullptr;
+  }
+}
+
+// Whether the node lets its output stay in its primitive's layout (jit::propagate_layouts).
+bool wants_blocked_output(const Ctx& c) {
+  const AttrValue* a = c.n.find("output_layout");
+  if (!a) return false;
+  const std::string* s = std::get_if<std::string>(a);
+  if (!s || (*s != "blocked" && *s != "plain")) bad(c, "output_layout must be \"blocked\" or \"plain\"");
+  return *s == "blocked";
 }
 
 // ---- elementwise: one TensorIter over the recorded operands ----
@@ -385,7 +425,9 @@ bool fixed(const Ctx& c, size_t i) {
 // The node's slot when it may get a prepared kernel now: in a prepared
 // graph, selected by jit::select_kernels, not tried yet for this thread count.
 FastNode* fast_slot(const Ctx& c) {
-  if (!c.fast || (c.fast->tried && c.fast->threads == get_num_threads())) return nullptr;
+  if (!c.fast || (c.fast->tried && c.fast->threads == get_num_threads() &&
+                  same_layout(c.fast->src_layout, in_layout(c, 0)) && same_layout(c.fast->residual_layout, in_layout(c, 3))))
+    return nullptr;
   const AttrValue* k = c.n.find("kernel");
   if (!k) return nullptr;
   const std::string* name = std::get_if<std::string>(k);
@@ -393,6 +435,8 @@ FastNode* fast_slot(const Ctx& c) {
   *c.fast = FastNode{};
   c.fast->tried = true;
   c.fast->threads = get_num_threads();
+  c.fast->src_layout = in_layout(c, 0);
+  c.fast->residual_layout = in_layout(c, 3);
   return c.fast;
 }
 
@@ -546,12 +590,20 @@ void replay_conv2d(Ctx& c) {
   const Tensor* residual = residual_of(c, out);
   if (!residual && c.in.size() > 3 && c.in[3].defined()) bad(c, "a fourth input needs residual=true");
   FastNode* f = fast_slot(c);
-  // conv_small_cin beats oneDNN where it applies (Note [small-c_in convolution]).
-  if (f && fixed(c, 1) && (!b || fixed(c, 2)) && !conv2d_small_cin_applies(p))
-    f->conv = PreparedConv::make(p, w.data_ptr(), b ? b->data_ptr() : nullptr, epilogue_of(c), nullptr, p.n);
+  // conv_small_cin beats oneDNN where it applies (Note [small-c_in
+  // convolution]), unless the output stays blocked for the next conv (Note
+  // [layout propagation]: W1's first conv then feeds the second with no
+  // reorder, and its pool runs blocked).
+  if (f && fixed(c, 1) && (!b || fixed(c, 2)) && (!conv2d_small_cin_applies(p) || wants_blocked_output(c))) {
+    const ConvLayouts layouts{in_layout(c, 0), residual ? in_layout(c, 3) : nullptr, wants_blocked_output(c),
+                              out.numel() * static_cast<int64_t>(out.element_size())};
+    f->conv = PreparedConv::make(p, w.data_ptr(), b ? b->data_ptr() : nullptr, epilogue_of(c), nullptr, p.n, layouts);
+  }
   if (f && f->conv) {
     f->conv->run(x.data_ptr(), residual ? residual->data_ptr() : nullptr, out.data_ptr());
+    c.out_layout = f->conv->dst_layout();
   } else {
+    plain_inputs(c);  // x and residual now refer to the plain copies
     get_kernel<Conv2dKernel>(Op::conv2d, x.device())(p, x.data_ptr(), w.data_ptr(), b ? b->data_ptr() : nullptr,
                                                      out.data_ptr());
     apply_epilogue(c, out, residual);
@@ -676,15 +728,19 @@ void replay_conv2d_pool(Ctx& c) {
   const int64_t chunk = std::clamp<int64_t>(kPoolChunkBytes / std::max<int64_t>(per_image, 1),
                                             std::min<int64_t>(get_num_threads(), p.n), std::max<int64_t>(p.n, 1));
   FastNode* f = fast_slot(c);
-  if (f && fixed(c, 1) && (!b || fixed(c, 2)) && !conv2d_small_cin_applies(p)) {
+  if (f && fixed(c, 1) && (!b || fixed(c, 2)) && (!conv2d_small_cin_applies(p) || wants_blocked_output(c))) {
     FusedPool fp{pp, kind == "max"};
-    f->conv = PreparedConv::make(p, w.data_ptr(), b ? b->data_ptr() : nullptr, epilogue_of(c), &fp, chunk);
+    const ConvLayouts layouts{in_layout(c, 0), nullptr, wants_blocked_output(c),
+                              out.numel() * static_cast<int64_t>(out.element_size())};
+    f->conv = PreparedConv::make(p, w.data_ptr(), b ? b->data_ptr() : nullptr, epilogue_of(c), &fp, chunk, layouts);
   }
   if (f && f->conv) {
     f->conv->run(x.data_ptr(), nullptr, out.data_ptr());
+    c.out_layout = f->conv->dst_layout();
     c.out = {out};
     return;
   }
+  plain_inputs(c);
   ScratchBuffer scratch(static_cast<size_t>(chunk * per_image));
   const auto conv = get_kernel<Conv2dKernel>(Op::conv2d, x.device());
   const auto* xb = static_cast<const char*>(x.data_ptr());
@@ -818,10 +874,19 @@ bool run_fast(Ctx& c) {
     residual = &c.in[3];
     if (!residual->defined() || !residual->is_contiguous()) return false;
   }
+  // Made for the layouts its operands are in now (the same, unless an
+  // earlier node was remade).
+  if (f.conv && (!same_layout(in_layout(c, 0), f.conv->src_layout()) ||
+                 !same_layout(residual ? in_layout(c, 3) : nullptr, f.conv->residual_layout())))
+    return false;
   Tensor out = alloc(c, 0);
   if (!out.is_contiguous()) return false;
-  if (f.conv) f.conv->run(c.in[0].data_ptr(), residual ? residual->data_ptr() : nullptr, out.data_ptr());
-  else f.matmul->run(c.in[0].data_ptr(), out.data_ptr());
+  if (f.conv) {
+    f.conv->run(c.in[0].data_ptr(), residual ? residual->data_ptr() : nullptr, out.data_ptr());
+    c.out_layout = f.conv->dst_layout();
+  } else {
+    f.matmul->run(c.in[0].data_ptr(), out.data_ptr());
+  }
   c.out = {std::move(out)};
   return true;
 }
@@ -935,6 +1000,8 @@ struct PreparedGraph::State {
   ScratchPool scratch;                          // the kernels' per-call scratch, kept (Note [kernel scratch])
   std::vector<char> fixed;                      // per value: a constant or a view of one
   std::vector<FastNode> fast;                   // per node: its prepared kernel, once made
+  std::vector<LayoutRef> layouts;               // per value: its blocked layout in this run, or null (NCHW)
+  std::vector<LayoutRef> in_layouts;            // the current node's inputs' layouts
   std::vector<std::vector<PreparedGraph>> subs;  // per node: its sub-graphs, prepared (Note [control flow])
 };
 
@@ -973,6 +1040,7 @@ PreparedGraph::PreparedGraph(const Graph& g, SymbolValues symbols) : s_(std::mak
         n.outputs[0] != kNoValue && n.sym_attrs.empty())
       s.fixed[static_cast<size_t>(n.outputs[0])] = s.fixed[static_cast<size_t>(n.inputs[0])];
   s.fast.resize(g.nodes.size());
+  s.layouts.resize(g.values.size());
   s.subs.resize(g.nodes.size());
   for (size_t i = 0; i < g.nodes.size(); ++i)
     for (const std::shared_ptr<const Graph>& sub : g.nodes[i].subgraphs) s.subs[i].emplace_back(*sub, s.syms);
@@ -984,6 +1052,10 @@ PreparedGraph& PreparedGraph::operator=(PreparedGraph&&) noexcept = default;
 
 const SymbolValues& PreparedGraph::symbols() const { return s_->syms; }
 const MemoryPlan& PreparedGraph::memory_plan() const { return s_->plan; }
+std::string PreparedGraph::layout_name(int value) const {
+  EMBER_CHECK(value >= 0 && static_cast<size_t>(value) < s_->layouts.size(), "layout_name: no value {}", value);
+  return ember::layout_name(s_->layouts[static_cast<size_t>(value)]);
+}
 
 std::vector<Tensor> PreparedGraph::run(const std::vector<Tensor>& inputs) {
   State& s = *s_;
@@ -1023,8 +1095,18 @@ std::vector<Tensor> PreparedGraph::run(const std::vector<Tensor>& inputs) {
     const Node& n = s.resolved[i];
     s.in.clear();
     s.out.clear();
-    Ctx c{g, s.sizes, s.given, n, i, s.in, s.out, &s.fast[i], &s.fixed};
-    for (int v : n.inputs) c.in.push_back(v == kNoValue ? Tensor() : s.env.at(static_cast<size_t>(v)));
+    Ctx c{g, s.sizes, s.given, n, i, s.in, s.out, &s.fast[i], &s.fixed, nullptr, nullptr};
+    s.in_layouts.clear();
+    bool blocked_in = false;
+    for (int v : n.inputs) {
+      c.in.push_back(v == kNoValue ? Tensor() : s.env.at(static_cast<size_t>(v)));
+      s.in_layouts.push_back(v == kNoValue ? nullptr : s.layouts[static_cast<size_t>(v)]);
+      blocked_in = blocked_in || s.in_layouts.back();
+    }
+    if (blocked_in) {
+      c.in_layouts = &s.in_layouts;
+      if (n.kind != "conv2d") plain_inputs(c);  // only a conv reads a blocked layout
+    }
     if (is_control_flow(n.kind)) c.out = run_control_flow(n, i, c.in, s.subs[i]);
     else if (!s.fast[i].ready() || !run_fast(c)) dispatch(c);
     if (c.out.size() != n.outputs.size()) bad(c, "produced the wrong number of outputs");
@@ -1036,12 +1118,24 @@ std::vector<Tensor> PreparedGraph::run(const std::vector<Tensor>& inputs) {
         bad(c, fmt::format("output {} is {}, but the graph types it {}", o, r.defined() ? shape_of(r) : "undefined",
                            signature(t)));
       s.env[static_cast<size_t>(n.outputs[o])] = r;
+      s.layouts[static_cast<size_t>(n.outputs[o])] = o == 0 ? c.out_layout : nullptr;
     }
     for (int v : s.plan.dying_after[i]) s.env[static_cast<size_t>(v)] = Tensor();
   }
   std::vector<Tensor> out;
   out.reserve(g.outputs.size());
-  for (const NamedValue& o : g.outputs) out.push_back(s.env.at(static_cast<size_t>(o.value)));
+  for (const NamedValue& o : g.outputs) {
+    const Tensor& t = s.env.at(static_cast<size_t>(o.value));
+    const LayoutRef& l = s.layouts[static_cast<size_t>(o.value)];
+    if (!l) {
+      out.push_back(t);
+      continue;
+    }
+    // A returned value is NCHW (jit::propagate_layouts never leaves one blocked; a hand-made graph may).
+    Tensor p = empty(t.sizes(), TensorOptions(t.dtype()));
+    reorder_to_plain(*l, t.size(0), t.data_ptr(), p.data_ptr());
+    out.push_back(std::move(p));
+  }
   return out;
 }
 

@@ -11,6 +11,7 @@
 #include "ember/jit/passes/fuse_pool.h"
 #include "ember/jit/passes/fuse_residual.h"
 #include "ember/jit/passes/identity.h"
+#include "ember/jit/passes/propagate_layouts.h"
 #include "ember/jit/passes/select_kernels.h"
 
 namespace ember::jit {
@@ -53,6 +54,7 @@ OptimizeResult optimize(const Graph& g, int level, OptimizeTarget target) {
     apply("fuse_pooling", fuse_pooling);
     apply("fuse_elementwise", fuse_elementwise);
     apply("select_kernels", select_kernels);
+    apply("propagate_layouts", propagate_layouts);
   }
   // Sub-graphs get the same passes; they hold no constants (Note [control
   // flow]), so folding finds nothing in them, but identities and fusions do.

@@ -6,7 +6,9 @@
 //      fusion (and the activation after it), conv2d + pooling fusion,
 //      elementwise chains fused into one pass, then
 //      select_kernels: a prepared graph runs conv2d/matmul nodes through
-//      prepared oneDNN kernels with post-ops (Note [prepared kernels])
+//      prepared oneDNN kernels with post-ops (Note [prepared kernels]),
+//      and propagate_layouts: activations between prepared convs stay in
+//      oneDNN's blocked layout (Note [layout propagation])
 // The sub-graphs of cond / while_loop nodes are optimised at the same level
 // (their PassRecords are not listed).
 #pragma once
