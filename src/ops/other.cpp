@@ -1,7 +1,7 @@
 // PyTorch's "Other operations" as composites: binning and counting
 // (bincount, bucketize, searchsorted, histc), combinatorics (cartesian_prod,
 // combinations, meshgrid, tril/triu_indices), diagonals (diag, diag_embed,
-// diagonal, trace), cross, diff, tensordot, kron, cdist.
+// diagonal, trace), cross, diff, tensordot, kron (cdist: distance.cpp).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -317,15 +317,6 @@ Tensor kron(const Tensor& a, const Tensor& b) {
     out.push_back(sa * sb);
   }
   return (a.reshape(as) * b.reshape(bs)).reshape(out);
-}
-
-Tensor cdist(const Tensor& x1, const Tensor& x2, double p) {
-  EMBER_CHECK(x1.dim() >= 2 && x2.dim() >= 2, "cdist only supports at least 2D tensors, X1 got: {}D, X2 got: {}D",
-              x1.dim(), x2.dim());
-  EMBER_CHECK(x1.size(-1) == x2.size(-1),
-              "cdist: X1 and X2 must have the same number of columns. X1: {} X2: {}", x1.size(-1), x2.size(-1));
-  EMBER_CHECK(p >= 0, "cdist only supports non-negative p values, got {}", p);
-  return norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, {-1});
 }
 
 // ---- Tensor methods ----

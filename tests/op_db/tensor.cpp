@@ -169,8 +169,6 @@ void sorting(Table& t) {
   t.add("kthvalue", "dim", two([](const Tensors& x) { return kthvalue(x[0], 2, 1); })).dtypes = {kFloat32};
   t.add("kthvalue", "default_keepdim", two([](const Tensors& x) { return x[0].kthvalue(5, -1, true); }));
   t.add("msort", "default", one([](const Tensors& x) { return msort(x[0]); }));
-  t.nondiff("equal", "default", one([](const Tensors& x) { return scalar_tensor(equal(x[0], x[1]), kBool); }));
-  t.nondiff("allclose", "default", one([](const Tensors& x) { return scalar_tensor(allclose(x[0], x[1]), kBool); }));
 }
 
 void shapes(Table& t) {
@@ -315,8 +313,6 @@ void other(Table& t) {
   t.add("tensordot", "lists", one([](const Tensors& x) { return tensordot(x[0], x[1], {0, 2}, {1, 0}); }));
   t.add("kron", "default", one([](const Tensors& x) { return kron(x[0], x[1]); }));
   t.add("kron", "ranks", one([](const Tensors& x) { return x[0].kron(x[1]); }));
-  t.add("cdist", "p2", one([](const Tensors& x) { return cdist(x[0], x[1]); })).dtypes = {kFloat32};
-  t.add("cdist", "p1", one([](const Tensors& x) { return cdist(x[0], x[1], 1); }));
 }
 
 void linalg(Table& t) {
@@ -351,7 +347,7 @@ const std::set<std::string> kComposite = {
     "movedim", "swapdims", "roll", "rot90", "tile", "repeat", "repeat_interleave", "take", "take_along_dim",
     "index_add", "index_copy", "index_fill", "index_put", "masked_scatter", "select_scatter", "slice_scatter",
     "bincount", "cartesian_prod", "combinations", "meshgrid", "cross", "diag", "diag_embed", "diff", "trace",
-    "einsum", "tensordot", "kron", "cdist", "inner", "mv", "addmv", "addr", "addbmm", "baddbmm", "matrix_power",
+    "einsum", "tensordot", "kron", "inner", "mv", "addmv", "addr", "addbmm", "baddbmm", "matrix_power",
     "tril", "triu", "bucketize"};
 
 std::vector<OpInfo> entries() {

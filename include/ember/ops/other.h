@@ -54,7 +54,6 @@ Tensor einsum(std::string_view equation, TensorList operands);
 Tensor tensordot(const Tensor& a, const Tensor& b, int64_t dims = 2);
 Tensor tensordot(const Tensor& a, const Tensor& b, IntArrayRef dims_a, IntArrayRef dims_b);
 Tensor kron(const Tensor& a, const Tensor& b);
-// p-norm distances between the rows of x1 [*, P, M] and x2 [*, R, M]: [*, P, R].
-Tensor cdist(const Tensor& x1, const Tensor& x2, double p = 2);
+// cdist: ember/ops/distance.h.
 
 }  // namespace ember
