@@ -56,25 +56,35 @@ Graph traced(nn::Module& m, const Tensor& example) {
   return trace(m, {example}, opts);
 }
 
+// Two training-mode batches, so eval-mode BatchNorm has statistics worth folding.
+void with_batch_norm_statistics(nn::Module& m, std::vector<int64_t> shape) {
+  m.train();
+  {
+    NoGradGuard ng;
+    for (int i = 0; i < 2; ++i) m.forward(randn(shape) * 2 + 0.5);
+  }
+  m.eval();
+}
+
+// Each conv2d's output_layout mark, in graph order.
+std::vector<char> conv_marks(const Graph& g) {
+  std::vector<char> marks;
+  for (const Node& n : g.nodes)
+    if (n.kind == "conv2d") marks.push_back(blocked_out(n));
+  return marks;
+}
+
 // W1's CNN: the first conv (1 input channel, Ember's small-c_in kernel at
 // level 2 without the pass) hands its pooled output to the second conv
 // blocked, so it runs oneDNN; the second feeds the flatten and stays NCHW.
 TEST(PropagateLayouts, W1CnnFirstConvFeedsTheSecondBlocked) {
   manual_seed(61);
   train::CNN m{train::CNNOptions{}};
-  m.train();
-  {
-    NoGradGuard ng;
-    for (int i = 0; i < 2; ++i) m.forward(randn({4, 1, 28, 28}) * 2 + 0.5);  // BatchNorm statistics worth folding
-  }
-  m.eval();
+  with_batch_norm_statistics(m, {4, 1, 28, 28});
   const Graph g0 = traced(m, randn({2, 1, 28, 28}));
   const Graph g2 = optimize(g0, 2).graph;
   SCOPED_TRACE(g2.str());
-  std::vector<char> marks;
-  for (const Node& n : g2.nodes)
-    if (n.kind == "conv2d") marks.push_back(blocked_out(n));
-  EXPECT_EQ(marks, (std::vector<char>{1, 0}));
+  EXPECT_EQ(conv_marks(g2), (std::vector<char>{1, 0}));
   const Graph before = without_layouts(g2);
   EXPECT_EQ(propagate_layouts(before).str(), g2.str());
   for (int64_t batch : {1, 5, 37}) {
@@ -103,19 +113,11 @@ TEST(PropagateLayouts, ConvChainOfACnnStaysBlockedUntilTheFlatten) {
   train::CNNOptions o;
   o.in_channels = 3, o.height = 16, o.width = 16, o.channels = {32, 64, 64}, o.hidden = 32;
   train::CNN m{o};
-  m.train();
-  {
-    NoGradGuard ng;
-    for (int i = 0; i < 2; ++i) m.forward(randn({4, 3, 16, 16}) * 2 + 0.5);  // BatchNorm statistics worth folding
-  }
-  m.eval();
+  with_batch_norm_statistics(m, {4, 3, 16, 16});
   const Graph g0 = traced(m, randn({2, 3, 16, 16}));
   const Graph g2 = optimize(g0, 2).graph;
   SCOPED_TRACE(g2.str());
-  std::vector<char> marks;
-  for (const Node& n : g2.nodes)
-    if (n.kind == "conv2d") marks.push_back(blocked_out(n));
-  EXPECT_EQ(marks, (std::vector<char>{1, 1, 0}));
+  EXPECT_EQ(conv_marks(g2), (std::vector<char>{1, 1, 0}));
   // Before the pass: the same graph, no marks.
   const Graph before = without_layouts(g2);
   EXPECT_EQ(count_blocked(before), 0);
