@@ -9,6 +9,10 @@
 //               optimize_for_inference variant (BatchNorm folded, ReLU fused)
 //   runtime_o2_nchw  level 2 without jit::propagate_layouts (every conv
 //               output reordered to NCHW): the layout pass's effect
+//   runtime_o2_int8_dynamic  level 2 + jit::quantize_dynamic (the Linears;
+//               torch's quantize_dynamic counterpart)
+//   runtime_o2_int8_static   level 2 + static int8 (jit::quantize_static:
+//               both convs and both Linears, calibrated on random batches)
 // Also per variant at batch 256: the peak of Ember's allocator during the
 // first call (for the runtime that includes building the arena and the
 // kernels' scratch) and during a steady-state call, net of what was
@@ -35,6 +39,8 @@
 #include "ember/ember.h"
 #include "ember/jit/passes/optimize.h"
 #include "ember/jit/trace.h"
+#include "ember/jit/passes/quantize_dynamic.h"
+#include "ember/jit/passes/quantize_static.h"
 #include "ember/runtime/session.h"
 #include "ember/train/models.h"
 
@@ -202,6 +208,28 @@ int main(int argc, char** argv) {
     file.graph = without_layouts(jit::optimize(traced, 2).graph);
     runtime::Session session(std::move(file));
     json += ", \"runtime_o2_nchw\": " +
+            measure([&](const Tensor& x) { return session.run(std::vector<Tensor>{x})[0]; }, calls, x1, x256,
+                    ref256);
+  }
+  // int8 (issue 15): dynamic (the Linears; torch's quantize_dynamic
+  // counterpart) and static (every conv and Linear, calibrated on 8 random
+  // batches, as the weights are random too) on the level-2 graph.
+  const jit::Graph o2 = jit::optimize(traced, 2).graph;
+  {
+    jit::ModelFile file;
+    file.graph = jit::quantize_dynamic(o2).graph;
+    runtime::Session session(std::move(file));
+    json += ", \"runtime_o2_int8_dynamic\": " +
+            measure([&](const Tensor& x) { return session.run(std::vector<Tensor>{x})[0]; }, calls, x1, x256,
+                    ref256);
+  }
+  {
+    jit::StaticCalibration calibration = quant::prepare(o2);
+    for (int i = 0; i < 8; ++i) calibration.observe({randn({64, 1, 28, 28})});
+    jit::ModelFile file;
+    file.graph = quant::convert(calibration).graph;
+    runtime::Session session(std::move(file));
+    json += ", \"runtime_o2_int8_static\": " +
             measure([&](const Tensor& x) { return session.run(std::vector<Tensor>{x})[0]; }, calls, x1, x256,
                     ref256);
   }

@@ -1,6 +1,7 @@
 // ember export RUN_DIR|CHECKPOINT [--checkpoint best|last] [-o model.ember] [--optimize 0|1|2] [--dynamic batch|seq|batch,seq] [--no-verify]
 //              [--format ember|onnx] [--opset 13..17]
-//              [--quantize dynamic [--max-accuracy-drop 1.0]]
+//              [--quantize dynamic|static [--calibration-batches 32] [--observer minmax]
+//               [--keep-float SCOPE...] [--max-accuracy-drop 1.0]]
 //   Rebuilds the run's model from its checkpoint, traces it on a batch of the
 //   run's test data, writes the .ember file and verifies it against eager
 //   (bitwise at --optimize 0, else within rtol 1e-5 atol 1e-6) with
@@ -424,12 +425,18 @@ JitCommands::JitCommands(CLI::App& app) {
       ->check(CLI::Range(jit::kOnnxMinOpset, jit::kOnnxMaxOpset));
   export_->add_flag("--no-verify", no_verify_, "skip comparing the exported graph with the eager model");
   export_->add_option("--quantize", quantize_.mode,
-                      "int8: dynamic (Linear/LSTM/GRU weights int8, activations per call); checked by test accuracy")
+                      "int8: dynamic (Linear/LSTM/GRU weights int8, activations per call) or static (conv and "
+                      "linear layers int8, activation scales calibrated on training batches); checked by test accuracy")
       ->check(CLI::IsMember({"dynamic", "static"}));
   export_->add_option("--calibration-batches", quantize_.calibration_batches,
                       "training batches that calibrate --quantize static")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  export_->add_option("--observer", quantize_.observer, "--quantize static: how calibration picks each activation's range")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"minmax", "moving_average", "histogram"}));
+  export_->add_option("--keep-float", quantize_.keep_float,
+                      "--quantize static: module paths whose layers stay float (e.g. conv1)");
   export_->add_option("--max-accuracy-drop", quantize_.max_accuracy_drop,
                       "with --quantize: fail when int8 test accuracy is more than this many points below float "
                       "(negative: int8 must beat float by that much)")

@@ -1,6 +1,8 @@
-// ember export RUN --quantize dynamic [--max-accuracy-drop 1.0]: the float
-// graph through jit::quantize_dynamic, both evaluated on the test split with
-// runtime::Session (the deployment path), file sizes and speedup reported.
+// ember export RUN --quantize dynamic|static [--max-accuracy-drop 1.0]: the
+// float graph through jit::quantize_dynamic, or calibrated on training
+// batches and converted by jit::quantize_static; both graphs evaluated on the
+// test split with runtime::Session (the deployment path), file sizes and
+// speedup reported.
 #include "quantize_export.h"
 
 #include <fmt/format.h>
@@ -13,7 +15,9 @@
 
 #include "ember/ember.h"
 #include "ember/jit/interpreter.h"
+#include "ember/jit/passes/optimize.h"
 #include "ember/jit/passes/quantize_dynamic.h"
+#include "ember/jit/passes/quantize_static.h"
 #include "ember/quant/qlinear.h"
 #include "ember/runtime/session.h"
 #include "ember/train/config.h"
@@ -73,26 +77,60 @@ std::pair<Eval, Eval> evaluate(const runtime::Session& f, const runtime::Session
 
 std::string mib(uintmax_t bytes) { return fmt::format("{:.2f} MiB", static_cast<double>(bytes) / (1 << 20)); }
 
+// The graph calibrated on up to q.calibration_batches training batches (in
+// order, evaluation transforms) and converted.
+jit::StaticQuantizeResult quantize_static(const jit::Graph& g, const train::Config& c, const train::DataBundle& data,
+                                          const QuantizeOptions& q) {
+  jit::StaticQuantConfig config;
+  config.observer.kind = quant::observer_from_name(q.observer);
+  config.keep_float = q.keep_float;
+  jit::StaticCalibration calibration = quant::prepare(g, config);
+  auto loader = train::make_loader(c, data.train, false);
+  for (data::Sample& batch : *loader) {
+    if (calibration.batches() >= q.calibration_batches) break;
+    std::vector<Tensor> in = inputs_of(batch[0]);
+    if (jit::accepts_inputs(g, in)) calibration.observe(in);
+  }
+  EMBER_CHECK(calibration.batches() > 0,
+              "export --quantize static: no training batch fits the graph (export with --dynamic batch)");
+  std::printf("calibrated on %lld training batches (observer %s)\n", static_cast<long long>(calibration.batches()),
+              q.observer.c_str());
+  return quant::convert(calibration);
+}
+
 }  // namespace
 
 int export_quantized(jit::ModelFile float_model, const train::Config& c, const train::DataBundle& data,
                      const QuantizeOptions& q, const std::string& output) {
-  if (q.mode != "dynamic")
-    throw train::ConfigError(fmt::format("export: --quantize {} is not implemented yet; use --quantize dynamic",
-                                         q.mode));
-  const bool reduce_range = quant::default_reduce_range();
-  jit::DynamicQuantizeResult r = jit::quantize_dynamic(float_model.graph, reduce_range);
+  if (q.mode != "dynamic" && q.mode != "static")
+    throw train::ConfigError(fmt::format("export: --quantize takes dynamic or static, got '{}'", q.mode));
   jit::ModelFile qm = float_model;
-  qm.graph = r.graph;
-  qm.source["quantize"] = fmt::format("dynamic int8 (weights per channel, activations per call{})",
-                                      reduce_range ? ", 7-bit" : "");
+  std::vector<std::string> quantized;
+  std::vector<std::pair<std::string, std::string>> kept_float;
+  std::string summary;
+  if (q.mode == "dynamic") {
+    const bool reduce_range = quant::default_reduce_range();
+    jit::DynamicQuantizeResult r = jit::quantize_dynamic(float_model.graph, reduce_range);
+    qm.graph = r.graph;
+    qm.source["quantize"] = fmt::format("dynamic int8 (weights per channel, activations per call{})",
+                                        reduce_range ? ", 7-bit" : "");
+    quantized = r.quantized, kept_float = r.kept_float, summary = r.str();
+  } else {
+    // The int8 layers take their ReLU and max pool fused (level 2), so that
+    // uint8 passes between them; the float model is compared as exported.
+    jit::StaticQuantizeResult r = quantize_static(jit::optimize(float_model.graph, 2).graph, c, data, q);
+    qm.graph = r.graph;
+    qm.source["quantize"] = fmt::format("static int8 (weights per channel, activations per tensor, observer {}, "
+                                        "{} calibration batches at most)", q.observer, q.calibration_batches);
+    quantized = r.quantized, kept_float = r.kept_float, summary = r.str();
+  }
   jit::save_model(qm, output);
   const std::string float_path = output + ".float.tmp";
   jit::save_model(float_model, float_path);
   const uintmax_t float_bytes = fs::file_size(float_path), int8_bytes = fs::file_size(output);
   fs::remove(float_path);
 
-  std::istringstream lines(r.str());
+  std::istringstream lines(summary);
   for (std::string line; std::getline(lines, line);) std::printf("quantize %s\n", line.c_str());
   runtime::Session fs_session(float_model), qs_session(jit::load_model(output));
   const auto [ef, eq] = evaluate(fs_session, qs_session, c, data);
@@ -105,7 +143,7 @@ int export_quantized(jit::ModelFile float_model, const train::Config& c, const t
               get_num_threads(), ef.seconds, eq.seconds, eq.seconds > 0 ? ef.seconds / eq.seconds : 0.0);
   const bool ok = drop <= q.max_accuracy_drop;
   std::printf("%s %s: %zu nodes, %zu int8 layers, %zu kept in float%s\n", ok ? "wrote" : "wrote (accuracy FAILED)",
-              output.c_str(), qm.graph.nodes.size(), r.quantized.size(), r.kept_float.size(),
+              output.c_str(), qm.graph.nodes.size(), quantized.size(), kept_float.size(),
               ok ? "" : fmt::format("; the int8 model loses {:.2f} points, more than --max-accuracy-drop {:.2f}",
                                     drop, q.max_accuracy_drop)
                             .c_str());

@@ -59,6 +59,8 @@ struct QLinearDynamicArgs {
 // q[i] = clamp(round_half_even(x[i] * inv_scale) + zero_point, 0, qmax), NaN
 // to 0 (the product in float32, as PyTorch's quantize_val); Highway, dispatched.
 void quantize_u8(const float* x, uint8_t* q, int64_t n, float inv_scale, float zero_point, float qmax);
+// q[i] = clamp(round_half_even(x[i] * inv_scale), -127, 127), NaN to 0.
+void quantize_s8(const float* x, int8_t* q, int64_t n, float inv_scale);
 // reference = true: the int8 product through qgemm_u8s8s32_ref.
 void qlinear_dynamic_f32(const QLinearDynamicArgs& a, bool reference = false);
 

@@ -81,7 +81,7 @@ TEST_F(CliExport, ExportVerifiesWritesAndInspectShowsTheModel) {
 
   Result i = run_cli("inspect " + model.string());
   ASSERT_EQ(i.code, 0) << i.output;
-  for (const char* s : {"format version 2", "input: float32[32, 1, 28, 28]", "output: float32[32, 10]", "conv2d",
+  for (const char* s : {"format version 3", "input: float32[32, 1, 28, 28]", "output: float32[32, 10]", "conv2d",
                         "batch_norm_apply", "matmul", "parameters:", "FLOPs per sample", "run_dir:", "config_hash:",
                         "model: cnn"})
     EXPECT_TRUE(contains(i.output, s)) << s << "\n" << i.output;

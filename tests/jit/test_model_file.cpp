@@ -111,11 +111,11 @@ TEST_F(ModelFileTest, AttributesRoundTripIncludingNonFiniteScalars) {
 TEST_F(ModelFileTest, UnknownFormatVersion) {
   save_model(cnn_model(), path("v.ember"));
   rewrite_graph(path("v.ember"), [](std::string& g) {
-    auto at = g.find("\"format_version\": 2");
+    auto at = g.find("\"format_version\": 3");
     ASSERT_NE(at, std::string::npos);
     g.replace(at, 19, "\"format_version\": 7");
   });
-  expect_error(path("v.ember"), {"format version 7 is not supported", "reads versions 1 to 2"});
+  expect_error(path("v.ember"), {"format version 7 is not supported", "reads versions 1 to 3"});
 }
 
 TEST_F(ModelFileTest, UnknownOp) {

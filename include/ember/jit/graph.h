@@ -136,8 +136,12 @@ struct Graph {
 void check_graph(const Graph& g, const std::string& what = "graph");
 
 // Node kinds the interpreter can run: ops.def rows, "as_strided",
-// "fused_elementwise" (jit::fuse_elementwise), "cond", "while_loop".
+// "fused_elementwise" (jit::fuse_elementwise), "cond", "while_loop", and the
+// int8 kinds of jit::quantize_dynamic and jit::quantize_static.
 bool is_known_kind(const std::string& kind);
+
+// The kinds jit::quantize_static writes: "quantize_static", "conv2d_int8", "linear_int8".
+bool is_static_int8_kind(const std::string& kind);
 
 // "cond" and "while_loop": the kinds that hold sub-graphs.
 bool is_control_flow(const std::string& kind);

@@ -11,8 +11,9 @@
 namespace ember::jit {
 
 // Version 2 adds the linear_dynamic_int8 node (int8 weights, jit::quantize_dynamic);
-// version 1 files (float graphs) still load.
-constexpr int kModelFormatVersion = 2;
+// version 3 the static int8 nodes quantize_static, conv2d_int8 and
+// linear_int8 (jit::quantize_static); older files still load.
+constexpr int kModelFormatVersion = 3;
 constexpr int kMinModelFormatVersion = 1;
 
 struct ModelFile {

@@ -290,9 +290,14 @@ std::string Graph::str() const {
   return s;
 }
 
+bool is_static_int8_kind(const std::string& kind) {
+  return kind == "quantize_static" || kind == "conv2d_int8" || kind == "linear_int8";
+}
+
 bool is_known_kind(const std::string& kind) {
   static const std::set<std::string> kinds = [] {
-    std::set<std::string> k{"as_strided", "cond", "while_loop", "rnn_layer", "arange", "linear_dynamic_int8", "fused_elementwise"};
+    std::set<std::string> k{"as_strided",         "cond",           "while_loop",  "rnn_layer",  "arange",
+                            "linear_dynamic_int8", "quantize_static", "conv2d_int8", "linear_int8", "fused_elementwise"};
     for (int i = 0; i < kNumOps; ++i) k.insert(std::string(op_name(static_cast<Op>(i))));
     return k;
   }();

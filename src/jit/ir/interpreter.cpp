@@ -12,6 +12,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <variant>
 #include <unordered_map>
@@ -29,6 +30,7 @@
 #include "kernels/kernel_types.h"
 #include "kernels/nn.h"
 #include "kernels/qgemm.h"
+#include "kernels/qstatic.h"
 #include "kernels/prepared.h"
 #include "kernels/reduce.h"
 #include "kernels/scratch.h"
@@ -45,6 +47,11 @@ namespace {
 struct FastNode {
   std::unique_ptr<PreparedConv> conv;
   std::unique_ptr<PreparedMatmul> matmul;
+  // Static int8 nodes (jit::quantize_static): their oneDNN kernels, made on
+  // the first run; null after a try where oneDNN has no JIT kernel (the
+  // reference loop runs).
+  std::unique_ptr<PreparedQConv> qconv;
+  std::unique_ptr<PreparedQLinear> qlinear;
   int threads = 0;
   bool tried = false;
   // The layouts of the source and residual it was tried with (Note [layout
@@ -783,6 +790,128 @@ void replay_cat(Ctx& c) {
   c.out = {cat(parts, c.n.attr_int("dim"))};
 }
 
+// ---- static int8 (jit::quantize_static): Note [static int8] ----
+
+// The node's slot when its int8 kernel is to be made now (first run, or the
+// thread count changed); null otherwise.
+FastNode* int8_slot(Ctx& c) {
+  if (!c.fast || (c.fast->tried && c.fast->threads == get_num_threads())) return nullptr;
+  *c.fast = FastNode{};
+  c.fast->tried = true;
+  c.fast->threads = get_num_threads();
+  return c.fast;
+}
+
+QActivation int8_input(const Ctx& c, const Tensor& x) {
+  if (x.dtype() != kUInt8 && x.dtype() != kInt8) bad(c, fmt::format("input {} must be uint8 or int8", shape_of(x)));
+  const double scale = c.n.attr_double("input_scale");
+  if (!(scale > 0) || !std::isfinite(scale)) bad(c, fmt::format("input_scale must be positive, got {}", scale));
+  return {x.dtype(), static_cast<float>(scale)};
+}
+
+QEpilogue int8_epilogue(const Ctx& c, const Tensor& out) {
+  QEpilogue e;
+  const FusedActivation a = activation_attr(c, "activation");
+  if (a != FusedActivation::None && a != FusedActivation::Relu) bad(c, "an int8 node fuses relu only");
+  e.relu = a == FusedActivation::Relu;
+  e.dst_dtype = out.dtype();
+  if (e.dst_dtype == kUInt8) {
+    const double scale = c.n.attr_double("output_scale");
+    if (!(scale > 0) || !std::isfinite(scale)) bad(c, fmt::format("output_scale must be positive, got {}", scale));
+    e.dst_scale = static_cast<float>(scale);
+  } else if (e.dst_dtype != kFloat32) {
+    bad(c, fmt::format("output {} must be float32 or uint8", shape_of(out)));
+  }
+  return e;
+}
+
+// The weight, its per-channel scales and the optional bias (inputs 1..3).
+void check_int8_weights(const Ctx& c, const Tensor& w, const Tensor& scale, const Tensor* bias, int64_t channels) {
+  check_dtype(c, w, kInt8, "the weight");
+  check_dtype(c, scale, kFloat32, "the weight scales");
+  if (!w.is_contiguous() || w.size(0) != channels) bad(c, fmt::format("weight {} must be contiguous with {} rows", shape_of(w), channels));
+  for (const Tensor* t : {&scale, bias})
+    if (t && (t->dim() != 1 || t->size(0) != channels || !t->is_contiguous() || t->dtype() != kFloat32))
+      bad(c, fmt::format("{} must be a contiguous float32 [{}]", shape_of(*t), channels));
+}
+
+void replay_quantize_static(Ctx& c) {
+  expect_counts(c, 1, 1, 1);
+  const Tensor x = input(c, 0, "input").contiguous();
+  Tensor out = alloc(c, 0);
+  check_dtype(c, x, kFloat32, "the input");
+  if (!out.sizes().equals(x.sizes()) || !out.is_contiguous()) bad(c, fmt::format("output {} must be shaped like {}", shape_of(out), shape_of(x)));
+  const double scale = c.n.attr_double("scale");
+  if (!(scale > 0) || !std::isfinite(scale)) bad(c, fmt::format("scale must be positive, got {}", scale));
+  if (out.dtype() != kUInt8 && out.dtype() != kInt8) bad(c, fmt::format("output {} must be uint8 or int8", shape_of(out)));
+  quantize_activation(x.data_ptr<float>(), out.data_ptr(), x.numel(), {out.dtype(), static_cast<float>(scale)});
+  c.out = {out};
+}
+
+void replay_conv2d_int8(Ctx& c) {
+  expect_counts(c, 3, 4, 1);
+  const Tensor& x = input(c, 0, "input");
+  const Tensor& w = input(c, 1, "int8 weight");
+  const Tensor& w_scale = input(c, 2, "weight scales");
+  const Tensor* b = c.in.size() > 3 && c.in[3].defined() ? &c.in[3] : nullptr;
+  Tensor out = alloc(c, 0);
+  check_4d(c, x, "input"), check_4d(c, w, "weight"), check_4d(c, out, "output");
+  QConvSpec s;
+  s.src = int8_input(c, x);
+  s.out = int8_epilogue(c, out);
+  std::vector<int64_t> st = c.n.attr_ints("stride"), d = c.n.attr_ints("dilation"), pad = c.n.attr_ints("padding");
+  if (st.size() != 2 || d.size() != 2 || pad.size() != 4 || st[0] <= 0 || st[1] <= 0 || d[0] <= 0 || d[1] <= 0)
+    bad(c, "stride, dilation and padding need 2, 2 and 4 values, strides and dilations positive");
+  const bool pooled = c.n.find("pool") != nullptr;
+  std::vector<int64_t> conv_sizes = out.sizes().vec();
+  if (pooled) {
+    conv_sizes[2] = conv_out(x.size(2), w.size(2), st[0], d[0], pad[0] + pad[1]);
+    conv_sizes[3] = conv_out(x.size(3), w.size(3), st[1], d[1], pad[2] + pad[3]);
+  }
+  // conv_params checks the geometry (it wants a float dtype; the int8 operands are checked here).
+  Tensor wf = from_blob(w.data_ptr(), w.sizes(), TensorOptions(kFloat32));
+  s.p = conv_params(c, x.sizes(), wf, conv_sizes);
+  check_int8_weights(c, w, w_scale, b, s.p.c_out);
+  if (pooled) {
+    const std::string* kind = std::get_if<std::string>(c.n.find("pool"));
+    if (!kind || *kind != "max") bad(c, "an int8 conv fuses max pooling only");
+    PoolParams pp;
+    pp.n = s.p.n, pp.c = s.p.c_out, pp.ih = s.p.oh, pp.iw = s.p.ow, pp.oh = out.size(2), pp.ow = out.size(3);
+    pool_windows(c, pp, "pool_");
+    s.pool = FusedPool{pp, true};
+  }
+  if (FastNode* f = int8_slot(c); f && fixed(c, 1) && fixed(c, 2) && (!b || fixed(c, 3)))
+    f->qconv = PreparedQConv::make(s, w.data_ptr<int8_t>(), w_scale.data_ptr<float>(), b ? b->data_ptr<float>() : nullptr);
+  if (c.fast && c.fast->qconv) c.fast->qconv->run(x.data_ptr(), out.data_ptr());
+  else qconv2d_ref(s, x.data_ptr(), w.data_ptr<int8_t>(), w_scale.data_ptr<float>(), b ? b->data_ptr<float>() : nullptr, out.data_ptr());
+  c.out = {out};
+}
+
+void replay_linear_int8(Ctx& c) {
+  expect_counts(c, 3, 4, 1);
+  const Tensor x = input(c, 0, "input").contiguous();
+  const Tensor& w = input(c, 1, "int8 weight");
+  const Tensor& w_scale = input(c, 2, "weight scales");
+  const Tensor* b = c.in.size() > 3 && c.in[3].defined() ? &c.in[3] : nullptr;
+  Tensor out = alloc(c, 0);
+  if (w.dim() != 2) bad(c, fmt::format("weight {} must be [out, in]", shape_of(w)));
+  QLinearSpec s;
+  s.src = int8_input(c, x);
+  s.out = int8_epilogue(c, out);
+  s.n = w.size(0), s.k = w.size(1);
+  if (x.dim() != 2 || x.size(1) != s.k) bad(c, fmt::format("input {} does not fit weight {}", shape_of(x), shape_of(w)));
+  s.m = x.size(0);
+  if (!out.is_contiguous() || out.dim() != 2 || out.size(0) != s.m || out.size(1) != s.n)
+    bad(c, fmt::format("output {} must be a contiguous [{}, {}]", shape_of(out), s.m, s.n));
+  if (s.k > kQGemmMaxK) bad(c, fmt::format("in_features {} exceeds {} (int32 accumulation)", s.k, kQGemmMaxK));
+  check_int8_weights(c, w, w_scale, b, s.n);
+  if (FastNode* f = int8_slot(c); f && fixed(c, 1) && fixed(c, 2) && (!b || fixed(c, 3)))
+    f->qlinear = PreparedQLinear::make(s, w.data_ptr<int8_t>(), w_scale.data_ptr<float>(), b ? b->data_ptr<float>() : nullptr);
+  if (c.fast && c.fast->qlinear) c.fast->qlinear->run(x.data_ptr(), out.data_ptr());
+  else qlinear_ref(s, x.data_ptr(), w.data_ptr<int8_t>(), w_scale.data_ptr<float>(), b ? b->data_ptr<float>() : nullptr, out.data_ptr());
+  c.out = {out};
+}
+
 void replay_as_strided(Ctx& c) {
   expect_counts(c, 1, 1, 1);
   const Tensor& base = input(c, 0, "base");
@@ -838,6 +967,9 @@ void dispatch(Ctx& c) {
   if (c.n.kind == "rnn_layer") return replay_rnn_layer(c);
   if (c.n.kind == "arange") return replay_arange(c);
   if (c.n.kind == "linear_dynamic_int8") return replay_linear_dynamic_int8(c);
+  if (c.n.kind == "quantize_static") return replay_quantize_static(c);
+  if (c.n.kind == "conv2d_int8") return replay_conv2d_int8(c);
+  if (c.n.kind == "linear_int8") return replay_linear_int8(c);
   if (c.n.kind == "fused_elementwise") return replay_fused_elementwise(c);
   auto it = table().ops.find(c.n.kind);
   if (it == table().ops.end()) bad(c, "unknown op");
@@ -910,7 +1042,9 @@ bool is_chainable_elementwise(const std::string& kind) {
 }
 
 bool interpreter_supports(const std::string& kind) {
-  if (kind == "as_strided" || kind == "rnn_layer" || kind == "arange" || kind == "linear_dynamic_int8" || kind == "fused_elementwise" || is_control_flow(kind)) return true;
+  if (kind == "as_strided" || kind == "rnn_layer" || kind == "arange" || kind == "linear_dynamic_int8" ||
+      is_static_int8_kind(kind) || kind == "fused_elementwise" || is_control_flow(kind))
+    return true;
   auto it = table().ops.find(kind);
   if (it == table().ops.end()) return false;
   switch (it->second) {

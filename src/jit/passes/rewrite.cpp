@@ -66,4 +66,21 @@ std::string fresh_constant_name(const Graph& g, const std::string& stem) {
   }
 }
 
+WeightRef find_weight(const Graph& g, int v, const std::vector<int>& producer, const std::vector<int>& cidx) {
+  if (cidx[static_cast<size_t>(v)] >= 0) return {cidx[static_cast<size_t>(v)], false};
+  const int p = producer[static_cast<size_t>(v)];
+  if (p < 0) return {};
+  const Node& view = g.nodes[static_cast<size_t>(p)];
+  if (view.kind != "as_strided" || view.inputs.size() != 1 || view.inputs[0] == kNoValue) return {};
+  const int ci = cidx[static_cast<size_t>(view.inputs[0])];
+  if (ci < 0) return {};
+  const Tensor& w = g.constants[static_cast<size_t>(ci)].data;
+  if (!w.defined() || w.dim() != 2 || !view.sym_attrs.empty()) return {};
+  const int64_t n = w.size(0), k = w.size(1);
+  if (view.attr_ints("sizes") != std::vector<int64_t>{k, n} || view.attr_ints("strides") != std::vector<int64_t>{1, k} ||
+      view.attr_int("offset") != 0)
+    return {};
+  return {ci, true};
+}
+
 }  // namespace ember::jit::passes_detail

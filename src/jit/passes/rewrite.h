@@ -33,4 +33,12 @@ bool has_symbolic_dim(const TensorType& t);
 // A constant name not yet used in g: "<stem>", "<stem>.1", ...
 std::string fresh_constant_name(const Graph& g, const std::string& stem);
 
+// The constant [N, K] a matmul's second operand reads as W^T ([K, N], strides
+// [1, K]: nn::Linear's weight.t()), or a constant [K, N] read directly; -1 if neither.
+struct WeightRef {
+  int constant = -1;
+  bool transposed = false;  // the constant is [N, K]
+};
+WeightRef find_weight(const Graph& g, int v, const std::vector<int>& producer, const std::vector<int>& cidx);
+
 }  // namespace ember::jit::passes_detail

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "ember/core/allocator.h"
+#include "kernels/cpu/dnnl_steps.h"
 #include "kernels/cpu/dnnl_util.h"
 
 namespace ember {
@@ -49,37 +50,12 @@ using dnnl::memory;
 using dnnl_util::cpu_engine;
 using dnnl_util::cpu_stream;
 using dnnl_util::is_ref_impl;
+using dnnl_steps::Block;
+using dnnl_steps::give_scratchpads;
+using dnnl_steps::reorder_step;
+using dnnl_steps::Step;
 using tag = memory::format_tag;
 constexpr auto f32 = memory::data_type::f32;
-
-// A block from cpu_alloc owned for the prepared kernel's lifetime.
-class Block {
- public:
-  Block() = default;
-  explicit Block(size_t nbytes) : n_(std::max<size_t>(nbytes, 64)), p_(cpu_alloc(n_)) {}
-  ~Block() {
-    if (p_) cpu_free(p_, n_);
-  }
-  Block(Block&& o) noexcept : n_(o.n_), p_(o.p_) { o.p_ = nullptr; }
-  Block& operator=(Block&& o) noexcept {
-    std::swap(n_, o.n_);
-    std::swap(p_, o.p_);
-    return *this;
-  }
-  void* get() const { return p_; }
-
- private:
-  size_t n_ = 0;
-  void* p_ = nullptr;
-};
-
-// One primitive and its arguments, built once.
-struct Step {
-  dnnl::primitive prim;
-  std::unordered_map<int, memory> args;
-  memory::desc scratch;  // its scratchpad (user mode), given a buffer by give_scratchpads
-  void run() const { prim.execute(cpu_stream(), args); }
-};
 
 void append(dnnl::post_ops& po, FusedActivation a) {
   switch (a) {
@@ -99,25 +75,6 @@ dnnl::primitive_attr attr_with(const Epilogue& e) {
   append(po, e.post);
   attr.set_post_ops(po);
   return attr;
-}
-
-// A reorder from -> to on memories that already exist.
-Step reorder_step(const memory& from, const memory& to) {
-  dnnl::reorder::primitive_desc pd(cpu_engine(), from.get_desc(), cpu_engine(), to.get_desc(),
-                                   dnnl_util::user_scratchpad());
-  return {dnnl::reorder(pd), {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}}, pd.scratchpad_desc()};
-}
-
-// The steps run one after another, so their scratchpads share one block.
-Block give_scratchpads(const std::vector<Step*>& steps) {
-  size_t n = 0;
-  for (const Step* s : steps) n = std::max(n, s->scratch.get_size());
-  if (n == 0) return {};
-  Block block(n);
-  for (Step* s : steps)
-    if (s->scratch.get_size() > 0)
-      s->args.insert_or_assign(DNNL_ARG_SCRATCHPAD, memory(s->scratch, cpu_engine(), block.get()));
-  return block;
 }
 
 int64_t end_pad(int64_t out, int64_t s, int64_t k, int64_t in, int64_t pad) {
