@@ -187,6 +187,27 @@ TEST(VerifyExport, RandomInputsCatchAWeightTheExampleNeverReads) {
   EXPECT_NE(r.str().find("OUT OF TOLERANCE"), std::string::npos) << r.str();
 }
 
+// Note [verify tolerance]: rtol is relative to the output's largest
+// magnitude, so a near-zero element may carry the rounding error of a
+// reordered sum; an error beyond rtol of the largest magnitude still fails.
+TEST(Verify, ToleranceIsRelativeToTheOutputsLargestMagnitude) {
+  auto table = nn::Embedding::from_pretrained(tensor<float>({1000.f, 1e-3f, 5.f, 6.f}, {2, 2}));
+  nn::Embedding& emb = *table;
+  Tensor tokens = tensor<int64_t>({0}, {1, 1});
+  auto with_row0 = [&](float a, float b) {
+    Graph g = trace(emb, {tokens});
+    Constant& w = find_constant(g, {2, 2});
+    w.data = tensor<float>({a, b, 5.f, 6.f}, {2, 2});
+    return verify(emb, g, {tokens}, Tolerance{1e-5, 1e-6});
+  };
+  // 5e-6 off a 1e-3 output: 0.5% of it, but 5e-9 of the largest (1000).
+  VerifyResult near_zero = with_row0(1000.f, 1e-3f + 5e-6f);
+  EXPECT_TRUE(near_zero.ok) << near_zero.outputs[0].max_rel;
+  EXPECT_GT(near_zero.outputs[0].max_rel, 1e-3);
+  // 0.1 off: 1e-4 of the largest, ten times rtol.
+  EXPECT_FALSE(with_row0(1000.1f, 1e-3f).ok);
+}
+
 // A wrong embedding row for a token the example does not contain.
 TEST(VerifyExport, RandomTokensCatchAnEmbeddingRowTheExampleNeverReads) {
   manual_seed(36);

@@ -13,7 +13,9 @@
 
 namespace ember::jit {
 
-// rtol = atol = 0 asks for bitwise equality (the graph before passes).
+// rtol = atol = 0 asks for bitwise equality (the graph before passes); else
+// every element within atol + rtol * (the output's largest magnitude), Note
+// [verify tolerance] in src/jit/trace/verify.cpp.
 struct Tolerance {
   double rtol = 0, atol = 0;
 };
