@@ -111,6 +111,7 @@ int fail(const distributed::ProcessGroupPtr& group, const char* what, const char
 }  // namespace
 
 int main(int argc, char** argv) {
+  cli::use_passive_openmp_for_serve(argc, argv);
   CLI::App app{"Ember: train, evaluate and ship deep-learning models in C++"};
   app.name("ember");
   app.require_subcommand(1);

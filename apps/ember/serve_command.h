@@ -25,4 +25,8 @@ class ServeCommand {
   std::string max_body_ = "16MiB";
 };
 
+// Called first in main: for `ember serve` without OMP_WAIT_POLICY, sets it
+// to PASSIVE and re-executes the program (Note [serve wait policy]).
+void use_passive_openmp_for_serve(int argc, char** argv);
+
 }  // namespace ember::cli

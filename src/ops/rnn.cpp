@@ -45,26 +45,35 @@ void check_operand(const Tensor& t, std::vector<int64_t> want, const char* name,
               to_string(dtype), shape_str(t), t.defined() ? fmt::format(" of dtype {}", to_string(t.dtype())) : "");
 }
 
-void check_operands(RnnCell cell, const Tensor& x, const Tensor& lengths, const Tensor& h0, const Tensor& c0,
-                    const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh) {
+// The cell, the input and the state (hidden units given).
+void check_state(RnnCell cell, const Tensor& x, const Tensor& lengths, const Tensor& h0, const Tensor& c0,
+                 int64_t hidden) {
   EMBER_CHECK(static_cast<int64_t>(cell) >= 0 && static_cast<int64_t>(cell) <= 3, "rnn_layer: unknown cell {}",
               static_cast<int64_t>(cell));
   EMBER_CHECK(x.defined() && x.dim() == 3 && x.size(0) > 0,
               "rnn_layer: expected an input of shape [seq, batch, features] with seq > 0, got {}", shape_str(x));
+  const ScalarType dt = x.dtype();
+  const int64_t batch = x.size(1);
+  check_operand(h0, {batch, hidden}, "h0", dt);
+  if (cell == RnnCell::lstm) check_operand(c0, {batch, hidden}, "c0", dt);
+  else EMBER_CHECK(!c0.defined(), "rnn_layer: c0 is for LSTM only");
+  if (lengths.defined()) check_operand(lengths, {batch}, "lengths", kInt64);
+}
+
+void check_operands(RnnCell cell, const Tensor& x, const Tensor& lengths, const Tensor& h0, const Tensor& c0,
+                    const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh) {
   EMBER_CHECK(w_hh.defined() && w_hh.dim() == 2, "rnn_layer: expected w_hh of shape [gates * hidden, hidden], got {}",
               shape_str(w_hh));
+  const int64_t hidden = w_hh.size(1);
+  check_state(cell, x, lengths, h0, c0, hidden);
   const ScalarType dt = x.dtype();
-  const int64_t hidden = w_hh.size(1), batch = x.size(1), gates = gate_count(cell) * hidden;
+  const int64_t gates = gate_count(cell) * hidden;
   check_operand(w_hh, {gates, hidden}, "w_hh", dt);
   check_operand(w_ih, {gates, x.size(2)}, "w_ih", dt);
   if (b_ih.defined() || b_hh.defined()) {
     check_operand(b_ih, {gates}, "b_ih", dt);
     check_operand(b_hh, {gates}, "b_hh", dt);
   }
-  check_operand(h0, {batch, hidden}, "h0", dt);
-  if (cell == RnnCell::lstm) check_operand(c0, {batch, hidden}, "c0", dt);
-  else EMBER_CHECK(!c0.defined(), "rnn_layer: c0 is for LSTM only");
-  if (lengths.defined()) check_operand(lengths, {batch}, "lengths", kInt64);
 }
 
 // The first step some sequence no longer covers (every step while tracing).
@@ -79,12 +88,14 @@ int64_t first_masked_step(const Tensor& lengths, int64_t steps, bool tracing) {
 }
 
 RnnLayerResult run_loop(RnnCell cell, const Tensor& x, const Tensor& lengths, Tensor h, Tensor cstate,
-                        const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh, bool reverse,
-                        int64_t first_masked) {
-  const int64_t steps = x.size(0), batch = x.size(1), gates = w_hh.size(0);
+                        const RnnProducts& products, bool reverse, int64_t first_masked) {
+  const int64_t steps = x.size(0), batch = x.size(1), gates = gate_count(cell) * h.size(1);
   // The input projection of every step in one GEMM: [seq * batch, in] @ W_ih^T;
   // unbind's single backward node stacks the steps' gradients.
-  Tensor xw = linear(x.reshape({steps * batch, x.size(2)}), w_ih, maybe(b_ih)).view({steps, batch, gates});
+  Tensor xw = products.input(x.reshape({steps * batch, x.size(2)}));
+  EMBER_CHECK(xw.dim() == 2 && xw.size(0) == steps * batch && xw.size(1) == gates,
+              "rnn_layer: the input projection gave {}, expected [{}, {}]", shape_str(xw), steps * batch, gates);
+  xw = xw.view({steps, batch, gates});
   std::vector<Tensor> xs = unbind(xw, 0);
   std::vector<Tensor> masks;  // masks[t - first_masked]: [batch, 1], true while step t is in the sequence
   if (first_masked < steps) {
@@ -94,7 +105,7 @@ RnnLayerResult run_loop(RnnCell cell, const Tensor& x, const Tensor& lengths, Te
   std::vector<Tensor> outs(static_cast<size_t>(steps));
   for (int64_t s = 0; s < steps; ++s) {
     const int64_t t = reverse ? steps - 1 - s : s;
-    Tensor hw = linear(h, w_hh, maybe(b_hh));
+    Tensor hw = products.hidden(h);
     Tensor h_new, c_new;
     switch (cell) {
       case RnnCell::rnn_tanh: h_new = tanh(xs[t] + hw); break;
@@ -142,12 +153,21 @@ RnnLayerResult rnn_layer(RnnCell cell, const Tensor& x, const Tensor& lengths, c
   {
     TraceHookPause inner;  // the node below describes these ops
     const int64_t first_masked = first_masked_step(lengths, x.size(0), hook != nullptr);
-    r = run_loop(cell, x, lengths, h0, c0, w_ih, w_hh, b_ih, b_hh, reverse, first_masked);
+    const RnnProducts products{[&](const Tensor& a) { return linear(a, w_ih, maybe(b_ih)); },
+                               [&](const Tensor& a) { return linear(a, w_hh, maybe(b_hh)); }};
+    r = run_loop(cell, x, lengths, h0, c0, products, reverse, first_masked);
   }
   if (hook) [[unlikely]]
     hook->record_composite("rnn_layer", {&x, &lengths, &h0, &c0, &w_ih, &w_hh, &b_ih, &b_hh}, {&r.output, &r.h, &r.c},
                            {{"cell", static_cast<int64_t>(cell)}, {"reverse", reverse}});
   return r;
+}
+
+RnnLayerResult rnn_layer_with(RnnCell cell, const Tensor& x, const Tensor& lengths, const Tensor& h0,
+                              const Tensor& c0, int64_t hidden_size, const RnnProducts& products, bool reverse) {
+  check_state(cell, x, lengths, h0, c0, hidden_size);
+  TraceHookPause untraced;
+  return run_loop(cell, x, lengths, h0, c0, products, reverse, first_masked_step(lengths, x.size(0), false));
 }
 
 }  // namespace ember

@@ -3,7 +3,12 @@
 // model's batcher and waits for its rows of the outputs.
 #include "ember/serve/server.h"
 
+// httplib's default listen backlog (5) drops the SYNs of a burst of new
+// connections; each dropped one costs its client a 1 s retransmit.
+#define CPPHTTPLIB_LISTEN_BACKLOG 1024
 #include <httplib.h>
+
+#include <cstdlib>
 
 #include <atomic>
 #include <chrono>
@@ -194,6 +199,13 @@ Server::Server(const std::vector<std::string>& model_paths, ServerOptions option
   // An idle keep-alive connection holds its worker until this timeout, and
   // stop() waits for every worker: keep it short so shutdown is prompt.
   impl_->http.set_keep_alive_timeout(2);
+  // A response leaves as a header write and a body write; with Nagle's
+  // algorithm on, the body waits for the client's (delayed, ~40 ms) ACK of
+  // the header: every keep-alive request took 40+ ms at concurrency 1.
+  impl_->http.set_tcp_nodelay(true);
+  // httplib closes a keep-alive connection after 5 requests by default; a
+  // client then reconnects and waits for a free HTTP thread.
+  impl_->http.set_keep_alive_max_count(100000);
   int n = o.http_threads;
   impl_->http.new_task_queue = [n] { return new httplib::ThreadPool(static_cast<size_t>(n)); };
   impl_->routes();
@@ -253,6 +265,8 @@ std::string Server::summary() const {
   out += fmt::format(
       "batching: max-batch {} rows, max-delay {} us, queue {} requests; {} HTTP threads, max body {} bytes, timeout {} ms\n",
       o.max_batch, o.max_delay_us, o.queue, o.http_threads, o.max_body, o.timeout_ms);
+  const char* policy = std::getenv("OMP_WAIT_POLICY");
+  out += fmt::format("OpenMP wait policy: {}\n", policy ? policy : "the runtime's default (spinning)");
   return out;
 }
 

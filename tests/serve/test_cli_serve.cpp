@@ -99,6 +99,9 @@ TEST(CliServe, ServesThenExitsZeroOnSigterm) {
             std::string::npos)
       << log;
   EXPECT_NE(log.find("max-batch 32 rows, max-delay 100 us, queue 1024 requests"), std::string::npos) << log;
+  // Note [serve wait policy]: passive OpenMP waits unless the environment chose.
+  const char* policy = std::getenv("OMP_WAIT_POLICY");
+  EXPECT_NE(log.find(std::string("OpenMP wait policy: ") + (policy ? policy : "PASSIVE")), std::string::npos) << log;
   httplib::Client client("127.0.0.1", std::stoi(port[1]));
   auto r = client.Get("/v2/models/digits");
   ASSERT_TRUE(r);

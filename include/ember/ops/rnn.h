@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 #include "ember/core/tensor.h"
 
@@ -28,5 +29,16 @@ struct RnnLayerResult {
 RnnLayerResult rnn_layer(RnnCell cell, const Tensor& x, const Tensor& lengths, const Tensor& h0, const Tensor& c0,
                          const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh,
                          bool reverse);
+
+// The two products of the time loop, biases included: `input` maps every
+// step's input at once ([seq * batch, in]) and `hidden` one step's state
+// ([batch, hidden]) to [rows, gates * hidden].
+struct RnnProducts {
+  std::function<Tensor(const Tensor&)> input, hidden;
+};
+// rnn_layer's loop with the products supplied (the int8 layers of
+// quant::rnn_layer_dynamic_int8); not recorded by tracing.
+RnnLayerResult rnn_layer_with(RnnCell cell, const Tensor& x, const Tensor& lengths, const Tensor& h0,
+                              const Tensor& c0, int64_t hidden_size, const RnnProducts& products, bool reverse);
 
 }  // namespace ember

@@ -297,7 +297,8 @@ bool is_static_int8_kind(const std::string& kind) {
 bool is_known_kind(const std::string& kind) {
   static const std::set<std::string> kinds = [] {
     std::set<std::string> k{"as_strided",         "cond",           "while_loop",  "rnn_layer",  "arange",
-                            "linear_dynamic_int8", "quantize_static", "conv2d_int8", "linear_int8", "fused_elementwise"};
+                            "linear_dynamic_int8", "rnn_layer_dynamic_int8", "quantize_static", "conv2d_int8", "linear_int8",
+                            "fused_elementwise"};
     for (int i = 0; i < kNumOps; ++i) k.insert(std::string(op_name(static_cast<Op>(i))));
     return k;
   }();

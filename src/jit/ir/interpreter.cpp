@@ -25,6 +25,7 @@
 #include "ember/ops/factory.h"
 #include "ember/ops/indexing.h"
 #include "ember/ops/rnn.h"
+#include "ember/quant/qrnn.h"
 #include "jit/ir/arange.h"
 #include "jit/ir/control_flow.h"
 #include "kernels/kernel_types.h"
@@ -790,6 +791,24 @@ void replay_cat(Ctx& c) {
   c.out = {cat(parts, c.n.attr_int("dim"))};
 }
 
+// ---- rnn_layer_dynamic_int8 (jit::quantize_dynamic on an rnn_layer) ----
+
+// Inputs: x, lengths?, h0, c0?, then int8/scale/col_sum of w_ih and of w_hh, b_ih?, b_hh?.
+void replay_rnn_layer_dynamic_int8(Ctx& c) {
+  expect_counts(c, 12, 12, 3);
+  const int64_t cell = c.n.attr_int("cell");
+  if (cell < 0 || cell > 3) bad(c, fmt::format("unknown cell {}", cell));
+  if (static_cast<RnnCell>(cell) != RnnCell::lstm && c.n.outputs[2] != kNoValue) bad(c, "only an LSTM has a cell-state output");
+  const bool rr = c.n.attr_bool("reduce_range");
+  const quant::PackedLinear ih = quant::PackedLinear::from_parts(input(c, 4, "w_ih int8"), input(c, 5, "w_ih scales"),
+                                                                 input(c, 6, "w_ih row sums"), c.in[10], rr);
+  const quant::PackedLinear hh = quant::PackedLinear::from_parts(input(c, 7, "w_hh int8"), input(c, 8, "w_hh scales"),
+                                                                 input(c, 9, "w_hh row sums"), c.in[11], rr);
+  RnnLayerResult r = quant::rnn_layer_dynamic_int8(static_cast<RnnCell>(cell), input(c, 0, "input"), c.in[1],
+                                                   input(c, 2, "h0"), c.in[3], ih, hh, c.n.attr_bool("reverse"));
+  c.out = {r.output, r.h, c.n.outputs[2] != kNoValue ? r.c : Tensor()};
+}
+
 // ---- static int8 (jit::quantize_static): Note [static int8] ----
 
 // The node's slot when its int8 kernel is to be made now (first run, or the
@@ -967,6 +986,7 @@ void dispatch(Ctx& c) {
   if (c.n.kind == "rnn_layer") return replay_rnn_layer(c);
   if (c.n.kind == "arange") return replay_arange(c);
   if (c.n.kind == "linear_dynamic_int8") return replay_linear_dynamic_int8(c);
+  if (c.n.kind == "rnn_layer_dynamic_int8") return replay_rnn_layer_dynamic_int8(c);
   if (c.n.kind == "quantize_static") return replay_quantize_static(c);
   if (c.n.kind == "conv2d_int8") return replay_conv2d_int8(c);
   if (c.n.kind == "linear_int8") return replay_linear_int8(c);
@@ -1043,6 +1063,7 @@ bool is_chainable_elementwise(const std::string& kind) {
 
 bool interpreter_supports(const std::string& kind) {
   if (kind == "as_strided" || kind == "rnn_layer" || kind == "arange" || kind == "linear_dynamic_int8" ||
+      kind == "rnn_layer_dynamic_int8" ||
       is_static_int8_kind(kind) || kind == "fused_elementwise" || is_control_flow(kind))
     return true;
   auto it = table().ops.find(kind);

@@ -203,7 +203,7 @@ Node node_from(const json& n, size_t nv, const std::string& source, int depth, i
   if (!is_known_kind(node.kind)) fail(source, fmt::format("unknown op '{}' (written by a newer Ember?)", node.kind));
   if (node.kind == "linear_dynamic_int8" && file_version < 2)
     fail(source, fmt::format("op '{}' needs format version 2, the file says {}", node.kind, file_version));
-  if (is_static_int8_kind(node.kind) && file_version < 3)
+  if ((is_static_int8_kind(node.kind) || node.kind == "rnn_layer_dynamic_int8") && file_version < 3)
     fail(source, fmt::format("op '{}' needs format version 3, the file says {}", node.kind, file_version));
   for (const json& v : n.at("inputs")) node.inputs.push_back(value_id(v, nv, source, true));
   for (const json& v : n.at("outputs")) node.outputs.push_back(value_id(v, nv, source, true));

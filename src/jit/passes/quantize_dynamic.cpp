@@ -26,6 +26,47 @@ using passes_detail::find_weight;
 using passes_detail::producers;
 using passes_detail::WeightRef;
 
+// Weight constant -> the values of its int8 copy, scales and row sums: one
+// copy per float weight, however many products read it.
+using PackedWeights = std::map<int, std::array<int, 3>>;
+
+// The int8 parts of constant `c` ([N, K], or [K, N] when `transpose`) as new constants.
+std::array<int, 3> packed_weight(Graph& g, int c, bool transpose, PackedWeights& packed) {
+  if (auto it = packed.find(c); it != packed.end()) return it->second;
+  const Constant weight = g.constants[static_cast<size_t>(c)];
+  const Tensor wt = transpose ? weight.data.t() : weight.data;  // [N, K]
+  const quant::PackedLinear p = quant::PackedLinear::pack(wt.contiguous(), Tensor());
+  std::array<int, 3> ids{};
+  const std::array<std::pair<const char*, Tensor>, 3> parts{
+      {{".int8", p.weight}, {".scale", p.scale}, {".col_sum", p.col_sum}}};
+  for (size_t k = 0; k < parts.size(); ++k) {
+    const Tensor& t = parts[k].second;
+    ids[k] = g.add_value(TensorType::of(t));
+    g.constants.push_back(
+        {passes_detail::fresh_constant_name(g, weight.name + parts[k].first), ids[k], weight.kind, t.contiguous()});
+  }
+  packed.emplace(c, ids);
+  return ids;
+}
+
+// Why an rnn_layer node stays float; empty when its weights can be int8.
+std::string check_rnn_layer(const Graph& g, const Node& n, const std::vector<int>& cidx) {
+  if (n.inputs.size() < 6 || n.outputs.size() != 3 || n.inputs[0] == kNoValue || n.inputs[4] == kNoValue ||
+      n.inputs[5] == kNoValue)
+    return "a recurrent layer (rnn_layer) without the usual operands";
+  for (int w : {n.inputs[4], n.inputs[5]}) {
+    const int c = cidx[static_cast<size_t>(w)];
+    if (c < 0) return "a recurrent layer (rnn_layer) whose weights are not constants";
+    const Tensor& t = g.constants[static_cast<size_t>(c)].data;
+    if (t.dtype() != kFloat32 || t.dim() != 2) return "a recurrent layer (rnn_layer) whose weights are not float32 matrices";
+  }
+  for (size_t i = 6; i < n.inputs.size() && i < 8; ++i)
+    if (n.inputs[i] != kNoValue && g.type(n.inputs[i]).dtype != kFloat32)
+      return "a recurrent layer (rnn_layer) whose biases are not float32";
+  if (g.type(n.inputs[0]).dtype != kFloat32) return "a recurrent layer (rnn_layer) on a non-float32 input";
+  return {};
+}
+
 }  // namespace
 
 DynamicQuantizeResult quantize_dynamic(const Graph& in) { return quantize_dynamic(in, quant::default_reduce_range()); }
@@ -37,7 +78,7 @@ DynamicQuantizeResult quantize_dynamic(const Graph& in, bool reduce_range) {
   const std::vector<int> cidx = constant_index(g);
   // One int8 copy per float weight, however many products read it (an LSTM's
   // W_hh once per step).
-  std::map<int, std::array<int, 3>> packed;  // weight constant -> (int8, scale, col_sum) values
+  PackedWeights packed;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const std::string where = g.nodes[i].scope.empty() ? fmt::format("node {}", i) : g.nodes[i].scope;
     auto keep = [&](std::string why) { r.kept_float.emplace_back(where, std::move(why)); };
@@ -47,9 +88,32 @@ DynamicQuantizeResult quantize_dynamic(const Graph& in, bool reduce_range) {
       continue;
     }
     if (g.nodes[i].kind == "rnn_layer") {
-      // Since recurrent layers trace as one node (ember::rnn_layer), their
-      // projections are no longer matmul nodes; an int8 rnn_layer is to come.
-      keep("a recurrent layer (rnn_layer): its projections run inside the layer, which has no int8 form yet");
+      // Recurrent layers trace as one node (ember::rnn_layer): both
+      // projections become int8 inside it (quant::rnn_layer_dynamic_int8).
+      const Node n = g.nodes[i];
+      const std::string why = check_rnn_layer(g, n, cidx);
+      if (!why.empty()) {
+        keep(why);
+        continue;
+      }
+      Node q;
+      q.kind = kRnnLayerDynamicInt8;
+      q.inputs = {n.inputs[0], n.inputs[1], n.inputs[2], n.inputs[3]};
+      for (int w : {n.inputs[4], n.inputs[5]}) {
+        const std::array<int, 3> ids = packed_weight(g, cidx[static_cast<size_t>(w)], false, packed);
+        q.inputs.insert(q.inputs.end(), ids.begin(), ids.end());
+      }
+      q.inputs.push_back(n.inputs.size() > 6 ? n.inputs[6] : kNoValue);
+      q.inputs.push_back(n.inputs.size() > 7 ? n.inputs[7] : kNoValue);
+      q.outputs = n.outputs;
+      q.attrs = n.attrs;
+      q.attrs.push_back({"reduce_range", reduce_range});
+      q.scope = n.scope;
+      q.sym_attrs = n.sym_attrs;
+      g.nodes[i] = std::move(q);
+      const std::string& wih = g.constants[static_cast<size_t>(cidx[static_cast<size_t>(n.inputs[4])])].name;
+      const std::string& whh = g.constants[static_cast<size_t>(cidx[static_cast<size_t>(n.inputs[5])])].name;
+      r.quantized.push_back(fmt::format("{} ({}, {})", where, wih, whh));
       continue;
     }
     if (g.nodes[i].kind != "matmul") continue;
@@ -84,24 +148,10 @@ DynamicQuantizeResult quantize_dynamic(const Graph& in, bool reduce_range) {
       keep(fmt::format("its weight '{}' is {}, not float32", weight.name, to_string(weight.data.dtype())));
       continue;
     }
-    auto it = packed.find(w.constant);
-    if (it == packed.end()) {
-      const Tensor wt = w.transposed ? weight.data : weight.data.t();  // [N, K]
-      const quant::PackedLinear p = quant::PackedLinear::pack(wt.contiguous(), Tensor());
-      std::array<int, 3> ids{};
-      const std::array<std::pair<const char*, Tensor>, 3> parts{
-          {{".int8", p.weight}, {".scale", p.scale}, {".col_sum", p.col_sum}}};
-      for (size_t k = 0; k < parts.size(); ++k) {
-        const Tensor& t = parts[k].second;
-        ids[k] = g.add_value(TensorType::of(t));
-        g.constants.push_back({passes_detail::fresh_constant_name(g, weight.name + parts[k].first), ids[k],
-                               weight.kind, t.contiguous()});
-      }
-      it = packed.emplace(w.constant, ids).first;
-    }
+    const std::array<int, 3> ids = packed_weight(g, w.constant, !w.transposed, packed);
     Node q;
     q.kind = kLinearDynamicInt8;
-    q.inputs = {n.inputs[0], it->second[0], it->second[1], it->second[2]};
+    q.inputs = {n.inputs[0], ids[0], ids[1], ids[2]};
     if (bias != kNoValue) q.inputs.push_back(bias);
     q.outputs = n.outputs;
     q.attrs.push_back({"reduce_range", reduce_range});

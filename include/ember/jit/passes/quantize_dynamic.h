@@ -1,11 +1,10 @@
 // Dynamic int8 quantization of a traced graph (the graph form of
 // quant::quantize_dynamic): every float32 matmul whose second operand is a
-// constant weight (nn::Linear, and the input and hidden projections of
-// LSTM/GRU, which trace to the same products) becomes a
-// linear_dynamic_int8 node: the weight int8 per output channel (symmetric),
+// constant weight (nn::Linear) becomes a linear_dynamic_int8 node: the weight int8 per output channel (symmetric),
 // the activation quantized to uint8 per call from its range (Note [dynamic
-// int8 linear] in src/kernels/qgemm.h). The other matmuls stay float and are
-// listed with the reason.
+// int8 linear] in src/kernels/qgemm.h). Recurrent layers (rnn_layer nodes)
+// get both projections int8 the same way. The other matmuls stay float and
+// are listed with the reason.
 #pragma once
 
 #include <string>
@@ -28,7 +27,10 @@ struct DynamicQuantizeResult {
 DynamicQuantizeResult quantize_dynamic(const Graph& g, bool reduce_range);
 DynamicQuantizeResult quantize_dynamic(const Graph& g);
 
-// The kind of the nodes quantize_dynamic writes.
+// The kinds of the nodes quantize_dynamic writes: linear_dynamic_int8 for
+// products, rnn_layer_dynamic_int8 for recurrent layers (both projections
+// int8, quant::rnn_layer_dynamic_int8; format version 3).
 inline constexpr const char* kLinearDynamicInt8 = "linear_dynamic_int8";
+inline constexpr const char* kRnnLayerDynamicInt8 = "rnn_layer_dynamic_int8";
 
 }  // namespace ember::jit
