@@ -290,6 +290,21 @@ TEST(GraphQuantizeStatic, SavedFileLoadsAndRunsAlike) {
   std::filesystem::remove(path);
 }
 
+TEST(GraphQuantizeStatic, PrepareTracesAModuleWithADynamicBatch) {
+  auto m = small_cnn();
+  jit::StaticCalibration cal = quant::prepare(*m, {randn({2, 1, 16, 16})});
+  cal.observe({randn({32, 1, 16, 16})});
+  jit::StaticQuantizeResult r = quant::convert(cal);
+  EXPECT_EQ(count_kind(r.graph, "conv2d_int8"), 2) << r.graph.str();
+  EXPECT_EQ(count_kind(r.graph, "linear_int8"), 2);
+  for (int64_t batch : {1, 7}) {
+    Tensor t = randn({batch, 1, 16, 16});
+    Tensor want = m->forward(t), got = jit::run(r.graph, {t})[0];
+    EXPECT_EQ(got.sizes().vec(), (std::vector<int64_t>{batch, 10}));
+    EXPECT_LT((got - want).abs().max().item<float>(), 0.1f * want.abs().max().item<float>());
+  }
+}
+
 TEST(GraphQuantizeStatic, KeptFloatLayersAreListedWithTheReason) {
   auto m = small_cnn();
   Tensor x = randn({2, 1, 16, 16});

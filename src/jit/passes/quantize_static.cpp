@@ -35,6 +35,8 @@
 #include "ember/jit/interpreter.h"
 #include "ember/ops/factory.h"
 #include "ember/jit/passes/dead_code.h"
+#include "ember/jit/passes/optimize.h"
+#include "ember/jit/trace.h"
 #include "ember/jit/passes/propagate_layouts.h"
 #include "rewrite.h"
 
@@ -309,3 +311,15 @@ StaticQuantizeResult StaticCalibration::convert() const {
 }
 
 }  // namespace ember::jit
+
+namespace ember::quant {
+
+jit::StaticCalibration prepare(nn::Module& module, const std::vector<Tensor>& example_inputs,
+                               jit::StaticQuantConfig config) {
+  jit::TraceOptions opts;
+  for (size_t i = 0; i < example_inputs.size(); ++i) opts.dynamic_dims.push_back({i, 0, "batch"});
+  module.eval();
+  return jit::StaticCalibration(jit::optimize(jit::trace(module, example_inputs, opts), 2).graph, std::move(config));
+}
+
+}  // namespace ember::quant

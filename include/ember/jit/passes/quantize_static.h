@@ -17,6 +17,10 @@
 #include "ember/jit/graph.h"
 #include "ember/quant/observer.h"
 
+namespace ember::nn {
+class Module;
+}  // namespace ember::nn
+
 namespace ember::jit {
 
 struct StaticQuantizeResult {
@@ -60,6 +64,10 @@ namespace ember::quant {
 inline jit::StaticCalibration prepare(const jit::Graph& g, jit::StaticQuantConfig config = {}) {
   return jit::StaticCalibration(g, std::move(config));
 }
+// A module (eval mode) traced on example inputs, dim 0 of each a dynamic
+// "batch", optimized at level 2, then prepared as above.
+jit::StaticCalibration prepare(nn::Module& module, const std::vector<Tensor>& example_inputs,
+                               jit::StaticQuantConfig config = {});
 inline jit::StaticQuantizeResult convert(const jit::StaticCalibration& calibrated) { return calibrated.convert(); }
 
 }  // namespace ember::quant
