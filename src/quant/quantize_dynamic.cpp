@@ -24,13 +24,16 @@ std::string DynamicQuantizedLinear::extra_repr() const {
                      packed_.in_features(), packed_.out_features());
 }
 
-std::string QuantizeReport::str() const {
-  std::string s = fmt::format("quantized ({}):", quantized.size());
+std::string report_str(const std::string& heading, const std::vector<std::string>& quantized,
+                       const std::vector<std::pair<std::string, std::string>>& kept_float) {
+  std::string s = fmt::format("{} ({}):", heading, quantized.size());
   for (const std::string& q : quantized) s += "\n  " + q;
   s += fmt::format("\nkept in float ({}):", kept_float.size());
   for (const auto& [name, why] : kept_float) s += fmt::format("\n  {}: {}", name, why);
   return s;
 }
+
+std::string QuantizeReport::str() const { return report_str("quantized", quantized, kept_float); }
 
 namespace {
 

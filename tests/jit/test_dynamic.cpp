@@ -9,6 +9,7 @@
 #include "ember/jit/model_file.h"
 #include "ember/jit/trace.h"
 #include "ember/jit/verify.h"
+#include "graph_test_util.h"
 #include "ember/train/models.h"
 
 namespace ember::jit {
@@ -82,11 +83,7 @@ TEST(DynamicDims, ResNetAndMLP) {
   expect_bitwise(mlp, gm, {randn({11, 3, 4})});
 }
 
-int64_t count_kind(const Graph& g, const std::string& kind) {
-  int64_t n = 0;
-  for (const Node& node : g.nodes) n += node.kind == kind;
-  return n;
-}
+using testing::count_kind;
 
 // The transformer's positions arange(seq) become an arange node and its mean
 // over seq a reduction whose scale is 1/seq, so batch and seq both stay free.

@@ -61,11 +61,7 @@ TEST(DeadCode, KeepsUnusedInputsAndOutputsThatAreInputs) {
 }
 
 
-int64_t count_kind(const Graph& g, const std::string& kind) {
-  int64_t n = 0;
-  for (const Node& node : g.nodes) n += node.kind == kind;
-  return n;
-}
+using testing::count_kind;
 
 Node view(int in, int out, std::vector<int64_t> sizes, std::vector<int64_t> strides, int64_t offset = 0) {
   Node n = node("as_strided", {in}, {out});

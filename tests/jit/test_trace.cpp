@@ -10,16 +10,13 @@
 #include "ember/jit/interpreter.h"
 #include "ember/jit/trace.h"
 #include "ember/jit/verify.h"
+#include "graph_test_util.h"
 #include "ember/train/models.h"
 
 namespace ember::jit {
 namespace {
 
-int64_t count_kind(const Graph& g, const std::string& kind) {
-  int64_t n = 0;
-  for (const Node& node : g.nodes) n += node.kind == kind;
-  return n;
-}
+using testing::count_kind;
 
 bool has_constant(const Graph& g, const std::string& name, Constant::Kind kind) {
   for (const Constant& c : g.constants)

@@ -21,17 +21,14 @@
 #include "ember/quant/quantize_dynamic.h"
 #include "ember/runtime/session.h"
 #include "quant/quant_reference.h"
+#include "jit/graph_test_util.h"
 
 namespace ember {
 namespace {
 
 using testing::qref;
 
-int64_t count_kind(const jit::Graph& g, const std::string& kind) {
-  int64_t n = 0;
-  for (const jit::Node& node : g.nodes) n += node.kind == kind;
-  return n;
-}
+using jit::testing::count_kind;
 
 std::shared_ptr<nn::Sequential> mlp() {
   manual_seed(11);

@@ -21,6 +21,7 @@
 #include "kernels/qgemm.h"
 #include "kernels/qstatic.h"
 #include "test_util.h"
+#include "jit/graph_test_util.h"
 
 namespace ember {
 namespace {
@@ -210,11 +211,7 @@ TEST(QStaticKernels, QuantizeActivationRoundsHalfToEvenAndSaturates) {
 
 // ---- the graph pass ----
 
-int64_t count_kind(const jit::Graph& g, const std::string& kind) {
-  int64_t n = 0;
-  for (const jit::Node& node : g.nodes) n += node.kind == kind;
-  return n;
-}
+using jit::testing::count_kind;
 
 std::shared_ptr<nn::Sequential> small_cnn() {
   manual_seed(21);

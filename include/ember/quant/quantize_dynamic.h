@@ -33,6 +33,12 @@ struct QuantizeReport {
   std::string str() const;
 };
 
+// "<heading> (N):" with one line per quantized layer, then "kept in float
+// (M):" with each layer and its reason: the report of every quantization
+// (eager and graph, dynamic and static).
+std::string report_str(const std::string& heading, const std::vector<std::string>& quantized,
+                       const std::vector<std::pair<std::string, std::string>>& kept_float);
+
 // Swaps every descendant whose type_name() is in `types` ("Linear", "LSTM",
 // "GRU") for its dynamic int8 version, in place, and returns the model (a new
 // object when the root itself is swapped). Only kQInt8 weights exist.

@@ -7,17 +7,12 @@
 
 #include "ember/jit/passes/dead_code.h"
 #include "ember/quant/qlinear.h"
+#include "ember/quant/quantize_dynamic.h"
 #include "rewrite.h"
 
 namespace ember::jit {
 
-std::string DynamicQuantizeResult::str() const {
-  std::string s = fmt::format("quantized to int8 ({}):", quantized.size());
-  for (const std::string& q : quantized) s += "\n  " + q;
-  s += fmt::format("\nkept in float ({}):", kept_float.size());
-  for (const auto& [where, why] : kept_float) s += fmt::format("\n  {}: {}", where, why);
-  return s;
-}
+std::string DynamicQuantizeResult::str() const { return quant::report_str("quantized to int8", quantized, kept_float); }
 
 namespace {
 
