@@ -13,6 +13,7 @@
 #include "ember/ops/indexing.h"
 #include "ember/ops/linalg.h"
 #include "ember/ops/rnn.h"
+#include "ember/quant/qrnn.h"
 
 namespace ember::nn {
 
@@ -117,11 +118,29 @@ std::string RNNBase::extra_repr() const {
   if (batch_first) s += ", batch_first=True";
   if (dropout != 0) s += ", dropout=" + py_float(dropout);
   if (bidirectional) s += ", bidirectional=True";
+  if (!int8_.empty()) s += ", dtype=qint8";
   return s;
+}
+
+struct RNNBase::Int8Cell {
+  quant::PackedLinear ih, hh;
+};
+
+void RNNBase::quantize_dynamic_int8() {
+  std::vector<std::shared_ptr<const Int8Cell>> cells;
+  for (const Cell& c : cells_)
+    cells.push_back(std::make_shared<const Int8Cell>(
+        Int8Cell{quant::PackedLinear::pack(*c.w_ih, c.b_ih ? *c.b_ih : Tensor()),
+                 quant::PackedLinear::pack(*c.w_hh, c.b_hh ? *c.b_hh : Tensor())}));
+  int8_ = std::move(cells);
 }
 
 RNNBase::Result RNNBase::run(const Tensor& input, const Tensor& lengths, const Tensor& h0_in, const Tensor& c0_in) {
   const std::string& name = type_name();
+  EMBER_CHECK(int8_.empty() || !trace_hook(),
+              "{}: a dynamic int8 {} cannot be traced (its int8 loop is not recorded); trace the float model and "
+              "quantize the graph (jit::quantize_dynamic, ember export --quantize dynamic)",
+              name, name);
   const char* layout = batch_first ? "batch, seq, feature" : "seq, batch, feature";
   EMBER_CHECK(input.defined() && (input.dim() == 3 || input.dim() == 2),
               "{}: input must have 3 dimensions ({}) or 2 (seq, feature) when unbatched, got {}", name, layout,
@@ -168,9 +187,13 @@ RNNBase::Result RNNBase::run(const Tensor& input, const Tensor& lengths, const T
     for (int64_t d = 0; d < dirs; ++d) {
       const int64_t i = l * dirs + d;
       const Cell& c = cells_[i];
-      RnnLayerResult r = rnn_layer(rnn_cell(mode), layer_in, lengths, h0.select(0, i),
-                                   c0.defined() ? c0.select(0, i) : Tensor(), *c.w_ih, *c.w_hh,
-                                   c.b_ih ? *c.b_ih : Tensor(), c.b_hh ? *c.b_hh : Tensor(), d == 1);
+      RnnLayerResult r =
+          int8_.empty()
+              ? rnn_layer(rnn_cell(mode), layer_in, lengths, h0.select(0, i), c0.defined() ? c0.select(0, i) : Tensor(),
+                          *c.w_ih, *c.w_hh, c.b_ih ? *c.b_ih : Tensor(), c.b_hh ? *c.b_hh : Tensor(), d == 1)
+              : quant::rnn_layer_dynamic_int8(rnn_cell(mode), layer_in, lengths, h0.select(0, i),
+                                              c0.defined() ? c0.select(0, i) : Tensor(), int8_[i]->ih, int8_[i]->hh,
+                                              d == 1);
       outs.push_back(r.output);
       h_n.push_back(r.h);
       if (mode == Mode::LSTM) c_n.push_back(r.c);

@@ -5,6 +5,7 @@
 
 #include "ember/nn/container.h"
 #include "ember/nn/linear.h"
+#include "ember/nn/rnn.h"
 
 namespace ember::quant {
 
@@ -41,12 +42,12 @@ std::string join_path(const std::string& prefix, const std::string& name) {
   return prefix.empty() ? name : prefix + "." + name;
 }
 
-// Why a module of a requested type stays float; empty when it can be swapped.
+// Why a module of a requested type stays float; empty when it can be quantized.
 std::string float_reason(const nn::Module& m) {
-  if (m.type_name() == "LSTM" || m.type_name() == "GRU")
-    return "no eager dynamic int8 " + m.type_name() +
-           " yet; trace the model and quantize the graph (jit::quantize_dynamic, ember export --quantize dynamic), "
-           "which quantizes its input and hidden projections";
+  if (m.type_name() == "LSTM" || m.type_name() == "GRU") {
+    const auto* rnn = dynamic_cast<const nn::RNNBase*>(&m);
+    return rnn == nullptr ? "its class is not an ember::nn::RNNBase (no int8 time loop for it)" : std::string();
+  }
   if (m.type_name() != "Linear" || dynamic_cast<const nn::Linear*>(&m) == nullptr)
     return "no dynamic int8 version of " + m.type_name();
   return {};
@@ -63,6 +64,12 @@ nn::ModulePtr process(const nn::ModulePtr& m, const std::string& path, const std
       return m;
     }
     report.quantized.push_back(path);
+    // Recurrent layers are quantized in place (no swap, so a parent calling
+    // them through a typed member runs int8 too).
+    if (auto* rnn = dynamic_cast<nn::RNNBase*>(m.get())) {
+      rnn->quantize_dynamic_int8();
+      return m;
+    }
     return DynamicQuantizedLinear::from_float(*m);
   }
   if (dynamic_cast<const nn::Sequential*>(m.get())) {

@@ -2,6 +2,7 @@
 // parameters, initialisation, shapes and packed-sequence semantics.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -65,6 +66,15 @@ class RNNBase : public Module {
   Tensor bias_ih(int64_t layer, bool reverse = false);
   Tensor bias_hh(int64_t layer, bool reverse = false);
 
+  // Dynamic int8, in place (quant::quantize_dynamic with "LSTM" or "GRU"):
+  // packs the current weights of every layer and direction (int8 per output
+  // channel, biases kept); forward then runs quant::rnn_layer_dynamic_int8
+  // without gradients. A snapshot, as PyTorch's: later changes to the float
+  // weights are not seen. Not traceable: trace the float model and quantize
+  // the graph (jit::quantize_dynamic) instead.
+  void quantize_dynamic_int8();
+  bool is_dynamic_int8() const { return !int8_.empty(); }
+
   const Mode mode;
   const int64_t input_size, hidden_size, num_layers;
   const bool bias, batch_first;
@@ -95,6 +105,8 @@ class RNNBase : public Module {
   Cell& cell(int64_t layer, bool reverse);
   int64_t num_gates() const;
   std::vector<Cell> cells_;  // layer-major, then direction
+  struct Int8Cell;
+  std::vector<std::shared_ptr<const Int8Cell>> int8_;  // as cells_, once quantized
 };
 
 // The recurrent modules' forward takes a state and returns (output, state),

@@ -39,9 +39,11 @@ struct QuantizeReport {
 std::string report_str(const std::string& heading, const std::vector<std::string>& quantized,
                        const std::vector<std::pair<std::string, std::string>>& kept_float);
 
-// Swaps every descendant whose type_name() is in `types` ("Linear", "LSTM",
-// "GRU") for its dynamic int8 version, in place, and returns the model (a new
-// object when the root itself is swapped). Only kQInt8 weights exist.
+// Makes every descendant whose type_name() is in `types` ("Linear", "LSTM",
+// "GRU") dynamic int8, in place, and returns the model (a new object when the
+// root itself is swapped): a Linear is swapped for a DynamicQuantizedLinear,
+// an LSTM or GRU packs its own weights (nn::RNNBase::quantize_dynamic_int8).
+// Only kQInt8 weights exist.
 nn::ModulePtr quantize_dynamic(const nn::ModulePtr& model,
                                const std::set<std::string>& types = {"Linear", "LSTM", "GRU"},
                                QDtype dtype = kQInt8, QuantizeReport* report = nullptr);
