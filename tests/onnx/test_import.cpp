@@ -158,6 +158,27 @@ TEST(OnnxImport, MalformedFilesFailNamingTheFileAndTheNode) {
   EXPECT_NE(w.find("(Gemm)"), std::string::npos) << w;
 }
 
+// Found by fuzz_onnx: an empty tensor in float_data/double_data/int64_data
+// form has no buffer, and copying 0 bytes from it was undefined behaviour
+// (UBSan: null passed to memcpy). It loads; the node that reads it fails at run time.
+TEST(OnnxImport, EmptyTensorsInEveryStorageFormLoad) {
+  for (int form = 0; form < 4; ++form) {
+    SCOPED_TRACE(form);
+    onnx::ModelProto m = load_proto("mlp.onnx");
+    onnx::TensorProto& t = *m.mutable_graph()->mutable_initializer(0);
+    t.clear_dims();
+    t.add_dims(0);
+    t.clear_raw_data();
+    const int types[] = {onnx::TensorProto::FLOAT, onnx::TensorProto::DOUBLE, onnx::TensorProto::INT64,
+                         onnx::TensorProto::FLOAT};
+    t.set_data_type(types[form]);
+    if (form == 3) t.set_raw_data("");
+    const OnnxModel empty = OnnxModel::parse(bytes_of(m), "empty.onnx");
+    const std::string w = message_of([&] { empty.run(inputs_of("mlp")); });
+    EXPECT_NE(w.find("empty.onnx: node"), std::string::npos) << w;
+  }
+}
+
 TEST(OnnxImport, UnsupportedOpsAreListedWithCounts) {
   onnx::ModelProto m = load_proto("cnn_bn.onnx");
   int changed = 0;

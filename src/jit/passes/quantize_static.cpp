@@ -112,8 +112,10 @@ std::pair<Tensor, Tensor> quantize_weight(const Tensor& w_in) {
     float m = 0;
     for (int64_t i = 0; i < per_row; ++i) m = std::max(m, std::fabs(src[r * per_row + i]));
     sc[r] = m > 0 && std::isfinite(m) ? m / 127.f : 1.f;
-    for (int64_t i = 0; i < per_row; ++i)
-      dst[r * per_row + i] = static_cast<int8_t>(std::clamp(std::nearbyint(src[r * per_row + i] / sc[r]), -127.f, 127.f));
+    for (int64_t i = 0; i < per_row; ++i) {
+      const float q = std::nearbyint(src[r * per_row + i] / sc[r]);
+      dst[r * per_row + i] = static_cast<int8_t>(std::isnan(q) ? 0.f : std::clamp(q, -127.f, 127.f));  // NaN: 0
+    }
   }
   return {q, scale};
 }

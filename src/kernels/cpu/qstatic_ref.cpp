@@ -36,7 +36,8 @@ void store(float y, const QEpilogue& e, void* dst, int64_t i) {
     static_cast<float*>(dst)[i] = y;
     return;
   }
-  static_cast<uint8_t*>(dst)[i] = static_cast<uint8_t>(std::clamp(std::nearbyint(y), 0.f, 255.f));
+  const float q = std::nearbyint(y);
+  static_cast<uint8_t*>(dst)[i] = static_cast<uint8_t>(std::isnan(q) ? 0.f : std::clamp(q, 0.f, 255.f));  // NaN: 0
 }
 
 }  // namespace

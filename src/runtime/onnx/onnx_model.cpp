@@ -300,10 +300,14 @@ Tensor tensor_from_proto(const onnx::TensorProto& t, const std::string& what, co
   Tensor out = empty(dims, TensorOptions(dt));
   auto* dst = static_cast<char*>(out.data_ptr());
   const size_t want = static_cast<size_t>(numel) * es;
+  // An empty tensor's buffers may be null, and memcpy from null is undefined even for 0 bytes.
+  auto copy_from = [&](const void* src) {
+    if (want > 0) std::memcpy(dst, src, want);
+  };
   if (t.has_raw_data()) {
     EMBER_CHECK(t.raw_data().size() == want, "{}: raw_data holds {} bytes, dims [{}] of {} need {}", what,
                 t.raw_data().size(), fmt::join(dims, ", "), to_string(dt), want);
-    std::memcpy(dst, t.raw_data().data(), want);
+    copy_from(t.raw_data().data());
     return out;
   }
   auto count = [&](int n) {
@@ -312,15 +316,15 @@ Tensor tensor_from_proto(const onnx::TensorProto& t, const std::string& what, co
   switch (dt) {
     case kFloat32:
       count(t.float_data_size());
-      std::memcpy(dst, t.float_data().data(), want);
+      copy_from(t.float_data().data());
       break;
     case kFloat64:
       count(t.double_data_size());
-      std::memcpy(dst, t.double_data().data(), want);
+      copy_from(t.double_data().data());
       break;
     case kInt64:
       count(t.int64_data_size());
-      std::memcpy(dst, t.int64_data().data(), want);
+      copy_from(t.int64_data().data());
       break;
     case kInt32:
     case kInt8:
