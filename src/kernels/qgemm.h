@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 
 namespace ember {
 
@@ -63,5 +65,29 @@ void quantize_u8(const float* x, uint8_t* q, int64_t n, float inv_scale, float z
 void quantize_s8(const float* x, int8_t* q, int64_t n, float inv_scale);
 // reference = true: the int8 product through qgemm_u8s8s32_ref.
 void qlinear_dynamic_f32(const QLinearDynamicArgs& a, bool reference = false);
+// The same with the int8 product supplied: acc [m, n] (int32) = qx [m, k] (uint8) x a.w^T.
+using QGemmFn = std::function<void(const uint8_t* qx, int32_t* acc)>;
+void qlinear_dynamic_f32_with(const QLinearDynamicArgs& a, const QGemmFn& gemm);
+
+// qlinear_dynamic_f32 for one geometry and constant weights (the runtime's
+// prepared form): the int8 product runs on a oneDNN matmul made once, with
+// the weights reordered once into its blocked layout (the plain kernel reads
+// them as stored). Products are exact int32, so the results are
+// qlinear_dynamic_f32's bitwise. nullptr where oneDNN has no JIT kernel or
+// the CPU lacks VNNI for full-range activations. Not thread-safe.
+class PreparedQLinearDynamic {
+ public:
+  ~PreparedQLinearDynamic();
+  // w [n, k] int8 (copied into the packed layout).
+  static std::unique_ptr<PreparedQLinearDynamic> make(int64_t m, int64_t n, int64_t k, const int8_t* w,
+                                                      bool reduce_range);
+  // a's m, k, n and reduce_range must be those of make; a.w is not read.
+  void run(const QLinearDynamicArgs& a);
+
+ private:
+  struct Impl;
+  explicit PreparedQLinearDynamic(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace ember

@@ -53,6 +53,7 @@ struct FastNode {
   // reference loop runs).
   std::unique_ptr<PreparedQConv> qconv;
   std::unique_ptr<PreparedQLinear> qlinear;
+  std::unique_ptr<PreparedQLinearDynamic> qdynamic;  // linear_dynamic_int8
   int threads = 0;
   bool tried = false;
   // The layouts of the source and residual it was tried with (Note [layout
@@ -494,6 +495,16 @@ void replay_matmul(Ctx& c) {
   c.out = {out};
 }
 
+// The node's slot when its int8 kernel is to be made now (first run, or the
+// thread count changed); null otherwise.
+FastNode* int8_slot(Ctx& c) {
+  if (!c.fast || (c.fast->tried && c.fast->threads == get_num_threads())) return nullptr;
+  *c.fast = FastNode{};
+  c.fast->tried = true;
+  c.fast->threads = get_num_threads();
+  return c.fast;
+}
+
 // ---- linear_dynamic_int8 (jit::quantize_dynamic): Note [dynamic int8 linear] ----
 
 void replay_linear_dynamic_int8(Ctx& c) {
@@ -530,7 +541,11 @@ void replay_linear_dynamic_int8(Ctx& c) {
   a.bias = bias ? bias->data_ptr<float>() : nullptr;
   a.reduce_range = c.n.attr_bool("reduce_range");
   a.y = out.data_ptr<float>();
-  qlinear_dynamic_f32(a);
+  // In a prepared graph with a constant weight: its product on packed weights, the same numbers.
+  if (FastNode* f = int8_slot(c); f && fixed(c, 1))
+    f->qdynamic = PreparedQLinearDynamic::make(m, n, k, a.w, a.reduce_range);
+  if (c.fast && c.fast->qdynamic) c.fast->qdynamic->run(a);
+  else qlinear_dynamic_f32(a);
   apply_activation(c, out);
   c.out = {out};
 }
@@ -810,16 +825,6 @@ void replay_rnn_layer_dynamic_int8(Ctx& c) {
 }
 
 // ---- static int8 (jit::quantize_static): Note [static int8] ----
-
-// The node's slot when its int8 kernel is to be made now (first run, or the
-// thread count changed); null otherwise.
-FastNode* int8_slot(Ctx& c) {
-  if (!c.fast || (c.fast->tried && c.fast->threads == get_num_threads())) return nullptr;
-  *c.fast = FastNode{};
-  c.fast->tried = true;
-  c.fast->threads = get_num_threads();
-  return c.fast;
-}
 
 QActivation int8_input(const Ctx& c, const Tensor& x) {
   if (x.dtype() != kUInt8 && x.dtype() != kInt8) bad(c, fmt::format("input {} must be uint8 or int8", shape_of(x)));

@@ -13,6 +13,17 @@
 namespace ember {
 
 void qlinear_dynamic_f32(const QLinearDynamicArgs& a, bool reference) {
+  qlinear_dynamic_f32_with(a, [&](const uint8_t* qx, int32_t* acc) {
+    QGemmArgs g{qx, a.k, a.w, a.k, acc, a.n, a.m, a.n, a.k};
+    // Without VNNI, oneDNN's u8 x s8 products may saturate in int16 pairs
+    // unless the activations keep 7 bits: full-range activations (a file
+    // written on a VNNI machine) take the exact loop there.
+    if (reference || (!a.reduce_range && !cpu_has_vnni())) qgemm_u8s8s32_ref(g);
+    else qgemm_u8s8s32(g);
+  });
+}
+
+void qlinear_dynamic_f32_with(const QLinearDynamicArgs& a, const QGemmFn& gemm) {
   EMBER_CHECK(a.k <= kQGemmMaxK, "linear_dynamic_int8: in_features {} exceeds {} (int32 accumulation)", a.k, kQGemmMaxK);
   const int64_t total = a.m * a.k;
   float lo = 0, hi = 0;
@@ -45,12 +56,7 @@ void qlinear_dynamic_f32(const QLinearDynamicArgs& a, bool reference) {
   auto* acc = static_cast<int32_t*>(acc_buf.get());
   parallel_for(0, total, kGrainSize,
                [&](int64_t b, int64_t e) { quantize_u8(a.x + b, qx + b, e - b, inv, zf, qhi); });
-  QGemmArgs g{qx, a.k, a.w, a.k, acc, a.n, a.m, a.n, a.k};
-  // Without VNNI, oneDNN's u8 x s8 products may saturate in int16 pairs
-  // unless the activations keep 7 bits: full-range activations (a file
-  // written on a VNNI machine) take the exact loop there.
-  if (reference || (!a.reduce_range && !cpu_has_vnni())) qgemm_u8s8s32_ref(g);
-  else qgemm_u8s8s32(g);
+  gemm(qx, acc);
   // Per column: the zero point's share (int64: col sums come from files, and
   // an int32 overflow is undefined) and the combined scale.
   const float sx = static_cast<float>(qp.scale);
