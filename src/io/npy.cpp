@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <charconv>
 #include <climits>
 #include <cstring>
 
@@ -89,6 +90,9 @@ Tensor npy_from_bytes(const std::string& b, const std::string& source) {
   while (!lx.eat('}')) {
     const std::string key = lx.str();
     lx.expect(':');
+    EMBER_NPY_CHECK(!(key == "descr" && have_descr) && !(key == "fortran_order" && have_order) &&
+                        !(key == "shape" && have_shape),
+                    "header key '{}' appears twice", key);
     if (key == "descr") {
       lx.ws();
       EMBER_NPY_CHECK(lx.i < lx.s.size() && lx.s[lx.i] != '[',
@@ -104,10 +108,15 @@ Tensor npy_from_bytes(const std::string& b, const std::string& source) {
       lx.expect('(');
       while (!lx.eat(')')) {
         const std::string w = lx.word();
-        EMBER_NPY_CHECK(!w.empty() && w.size() <= 19 && std::all_of(w.begin(), w.end(), ::isdigit),
+        int64_t dim = 0;
+        const char* end = w.data() + w.size();
+        // Digits only (from_chars would take a sign), and within int64 (19 nines is not).
+        const bool digits = !w.empty() && std::all_of(w.begin(), w.end(), ::isdigit);
+        const auto parsed = std::from_chars(w.data(), end, dim);
+        EMBER_NPY_CHECK(digits && parsed.ec == std::errc() && parsed.ptr == end,
                         "shape has a non-integer or out-of-range dim '{}'", w);
         EMBER_NPY_CHECK(shape.size() < 64, "shape has more than 64 dims");
-        shape.push_back(std::stoll(w));
+        shape.push_back(dim);
         if (!lx.eat(',')) {
           lx.expect(')');
           break;

@@ -144,6 +144,23 @@ TEST(Npy, BadInputNamesFileAndProblem) {
   badlen[8] = '\xff'; badlen[9] = '\xff';
   expect_error([&] { io::npy_from_bytes(badlen, "l.npy"); }, "overruns");
   expect_error([] { io::load_npy("/nonexistent/file.npy"); }, "/nonexistent/file.npy");
+  // Found by fuzz_npy: a 19-digit dim past int64 threw std::out_of_range from
+  // std::stoll (not an ember error), and a repeated key appended to the shape.
+  auto v1 = [](const std::string& dict) {
+    std::string h = dict;
+    while ((10 + h.size() + 1) % 64 != 0) h += ' ';
+    h += '\n';
+    std::string f = std::string("\x93NUMPY\x01\x00", 8);
+    f += static_cast<char>(h.size() & 0xff);
+    f += static_cast<char>(h.size() >> 8);
+    return f + h;
+  };
+  expect_error([&] { io::npy_from_bytes(v1("{'descr': '<f4', 'fortran_order': False, 'shape': (9999999999999999999,), }"), "big.npy"); },
+               "out-of-range dim '9999999999999999999'");
+  expect_error([&] { io::npy_from_bytes(v1("{'descr': '<f4', 'fortran_order': False, 'shape': (), 'shape': (0, 2), }"), "dup.npy"); },
+               "header key 'shape' appears twice");
+  EXPECT_EQ(io::npy_from_bytes(v1("{'descr': '<f4', 'fortran_order': False, 'shape': (0, 2), }"), "ok.npy").sizes().vec(),
+            (std::vector<int64_t>{0, 2})) << "the helper writes a valid header";
 }
 
 TEST(Npz, CorruptArchivesAreRefused) {
