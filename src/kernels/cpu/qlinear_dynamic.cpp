@@ -7,6 +7,7 @@
 #include "ember/core/error.h"
 #include "ember/core/parallel.h"
 #include "ember/quant/qtensor.h"
+#include "kernels/cpu/vec_f32.h"
 #include "kernels/qgemm.h"
 #include "kernels/scratch.h"
 
@@ -28,6 +29,11 @@ void qlinear_dynamic_f32_with(const QLinearDynamicArgs& a, const QGemmFn& gemm) 
   const int64_t total = a.m * a.k;
   float lo = 0, hi = 0;
   if (total > 0) {
+    // The vectorized extremes (vec_f32.h) are NaN when x holds a NaN; then
+    // the loop below finds the range of the numbers.
+    lo = vec::min_f32(a.x, total), hi = vec::max_f32(a.x, total);
+  }
+  if (total > 0 && (std::isnan(lo) || std::isnan(hi))) {
     // Independent lanes so the compiler vectorizes the reduction; NaN is left out.
     constexpr int kLanes = 16;
     float mn[kLanes], mx[kLanes];
