@@ -63,24 +63,30 @@ void qlinear_dynamic_f32_with(const QLinearDynamicArgs& a, const QGemmFn& gemm) 
   parallel_for(0, total, kGrainSize,
                [&](int64_t b, int64_t e) { quantize_u8(a.x + b, qx + b, e - b, inv, zf, qhi); });
   gemm(qx, acc);
-  // Per column: the zero point's share (int64: col sums come from files, and
-  // an int32 overflow is undefined) and the combined scale.
+  // Per column: the zero point's share and the combined scale. acc - zx *
+  // colsum = sum_k (qx - zx) * w, at most 255 * 127 * k < 2^31 in size for k
+  // <= kQGemmMaxK, so the difference is exact in 32-bit arithmetic; it is
+  // computed unsigned (wrapping, defined) because the two terms alone may
+  // exceed int32 (col sums come from files). 32-bit lanes vectorize; int64 did not.
   const float sx = static_cast<float>(qp.scale);
-  ScratchBuffer col_buf(static_cast<size_t>(a.n) * (sizeof(int64_t) + sizeof(float)));
-  auto* offset = static_cast<int64_t*>(col_buf.get());
+  ScratchBuffer col_buf(static_cast<size_t>(a.n) * (sizeof(uint32_t) + sizeof(float)));
+  auto* offset = static_cast<uint32_t*>(col_buf.get());
   auto* scale = reinterpret_cast<float*>(offset + a.n);
   for (int64_t j = 0; j < a.n; ++j) {
-    offset[j] = zx * static_cast<int64_t>(a.colsum[j]);
+    offset[j] = static_cast<uint32_t>(zx * static_cast<int64_t>(a.colsum[j]));
     scale[j] = sx * a.w_scale[j];
   }
   parallel_for(0, a.m, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, a.n)), [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) {
       const int32_t* row = acc + i * a.n;
       float* out = a.y + i * a.n;
+      auto centred = [&](int64_t j) {
+        return static_cast<float>(static_cast<int32_t>(static_cast<uint32_t>(row[j]) - offset[j]));
+      };
       if (a.bias) {
-        for (int64_t j = 0; j < a.n; ++j) out[j] = static_cast<float>(row[j] - offset[j]) * scale[j] + a.bias[j];
+        for (int64_t j = 0; j < a.n; ++j) out[j] = centred(j) * scale[j] + a.bias[j];
       } else {
-        for (int64_t j = 0; j < a.n; ++j) out[j] = static_cast<float>(row[j] - offset[j]) * scale[j];
+        for (int64_t j = 0; j < a.n; ++j) out[j] = centred(j) * scale[j];
       }
     }
   });
