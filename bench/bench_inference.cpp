@@ -215,24 +215,17 @@ int main(int argc, char** argv) {
   // counterpart) and static (every conv and Linear, calibrated on 8 random
   // batches, as the weights are random too) on the level-2 graph.
   const jit::Graph o2 = jit::optimize(traced, 2).graph;
-  {
+  // A graph's figures through a runtime::Session.
+  auto measure_graph = [&](jit::Graph g) {
     jit::ModelFile file;
-    file.graph = jit::quantize_dynamic(o2).graph;
+    file.graph = std::move(g);
     runtime::Session session(std::move(file));
-    json += ", \"runtime_o2_int8_dynamic\": " +
-            measure([&](const Tensor& x) { return session.run(std::vector<Tensor>{x})[0]; }, calls, x1, x256,
-                    ref256);
-  }
-  {
-    jit::StaticCalibration calibration = quant::prepare(o2);
-    for (int i = 0; i < 8; ++i) calibration.observe({randn({64, 1, 28, 28})});
-    jit::ModelFile file;
-    file.graph = quant::convert(calibration).graph;
-    runtime::Session session(std::move(file));
-    json += ", \"runtime_o2_int8_static\": " +
-            measure([&](const Tensor& x) { return session.run(std::vector<Tensor>{x})[0]; }, calls, x1, x256,
-                    ref256);
-  }
+    return measure([&](const Tensor& x) { return session.run(std::vector<Tensor>{x})[0]; }, calls, x1, x256, ref256);
+  };
+  json += ", \"runtime_o2_int8_dynamic\": " + measure_graph(jit::quantize_dynamic(o2).graph);
+  jit::StaticCalibration calibration = quant::prepare(o2);
+  for (int i = 0; i < 8; ++i) calibration.observe({randn({64, 1, 28, 28})});
+  json += ", \"runtime_o2_int8_static\": " + measure_graph(quant::convert(calibration).graph);
   json += "}}";
   std::printf("%s\n", json.c_str());
   return 0;

@@ -8,11 +8,7 @@ namespace ember::jit {
 
 namespace {
 
-bool has_string(const Node& n, const char* attr, const char* value) {
-  const AttrValue* a = n.find(attr);
-  const std::string* s = a ? std::get_if<std::string>(a) : nullptr;
-  return s && *s == value;
-}
+bool has_string(const Node& n, const char* attr, const char* value) { return passes_detail::string_attr(n, attr) == value; }
 
 // A float32 4-D conv2d that a prepared graph may run through a prepared
 // oneDNN kernel. As a reader, a conv the interpreter gives to Ember's

@@ -50,13 +50,8 @@ namespace {
 using passes_detail::constant_index;
 using passes_detail::find_weight;
 using passes_detail::producers;
+using passes_detail::string_attr;
 using passes_detail::WeightRef;
-
-std::string string_attr(const Node& n, const char* name) {
-  const AttrValue* a = n.find(name);
-  const std::string* s = a ? std::get_if<std::string>(a) : nullptr;
-  return s ? *s : std::string();
-}
 
 struct Candidate {
   size_t node = 0;

@@ -1,6 +1,7 @@
 #include "rewrite.h"
 
 #include <set>
+#include <variant>
 
 namespace ember::jit::passes_detail {
 
@@ -81,6 +82,12 @@ WeightRef find_weight(const Graph& g, int v, const std::vector<int>& producer, c
       view.attr_int("offset") != 0)
     return {};
   return {ci, true};
+}
+
+std::string string_attr(const Node& n, const char* name) {
+  const AttrValue* a = n.find(name);
+  const std::string* s = a ? std::get_if<std::string>(a) : nullptr;
+  return s ? *s : std::string();
 }
 
 }  // namespace ember::jit::passes_detail

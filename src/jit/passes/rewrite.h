@@ -30,6 +30,9 @@ std::string dim_expr(const Dim& d);
 // Whether value's type has a symbolic dim.
 bool has_symbolic_dim(const TensorType& t);
 
+// The string attribute `name` of n, or "" when it has none or another type.
+std::string string_attr(const Node& n, const char* name);
+
 // A constant name not yet used in g: "<stem>", "<stem>.1", ...
 std::string fresh_constant_name(const Graph& g, const std::string& stem);
 

@@ -13,6 +13,7 @@
 
 #include "ember/core/allocator.h"
 #include "kernels/cpu/dnnl_util.h"
+#include "kernels/nn.h"
 
 namespace ember::dnnl_steps {
 
@@ -51,6 +52,28 @@ inline Step reorder_step(const dnnl::memory& from, const dnnl::memory& to,
   auto& eng = dnnl_util::cpu_engine();
   dnnl::reorder::primitive_desc pd(eng, from.get_desc(), eng, to.get_desc(), attr);
   return {dnnl::reorder(pd), {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}}, pd.scratchpad_desc()};
+}
+
+// A copy of `data` (laid out as `user`) in the layout a primitive chose for
+// its weights, made once; for int8 weights the reorder also computes the
+// compensation a signed source needs.
+inline Block packed_copy(const dnnl::memory::desc& user, const void* data, const dnnl::memory::desc& packed) {
+  Block b(packed.get_size());
+  auto& eng = dnnl_util::cpu_engine();
+  dnnl::memory from(user, eng, const_cast<void*>(data)), to(packed, eng, b.get());
+  dnnl::reorder(from, to).execute(dnnl_util::cpu_stream(), from, to);
+  return b;
+}
+
+// oneDNN's weight dims of a conv: [c_out, c_in, kh, kw], or [g, c_out/g, c_in/g, kh, kw] when grouped.
+inline dnnl::memory::dims conv_weight_dims(const ConvParams& p) {
+  return p.groups == 1 ? dnnl::memory::dims{p.c_out, p.c_in, p.kh, p.kw}
+                       : dnnl::memory::dims{p.groups, p.c_out / p.groups, p.c_in / p.groups, p.kh, p.kw};
+}
+
+// The padding a pooling window needs past the input's end for `out` outputs.
+inline int64_t end_pad(int64_t out, int64_t s, int64_t k, int64_t in, int64_t pad) {
+  return std::max<int64_t>((out - 1) * s + k - in - pad, 0);
 }
 
 // The steps run one after another, so their scratchpads share one block.

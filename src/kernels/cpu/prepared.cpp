@@ -51,6 +51,9 @@ using dnnl_util::cpu_engine;
 using dnnl_util::cpu_stream;
 using dnnl_util::is_ref_impl;
 using dnnl_steps::Block;
+using dnnl_steps::conv_weight_dims;
+using dnnl_steps::end_pad;
+using dnnl_steps::packed_copy;
 using dnnl_steps::give_scratchpads;
 using dnnl_steps::reorder_step;
 using dnnl_steps::Step;
@@ -75,10 +78,6 @@ dnnl::primitive_attr attr_with(const Epilogue& e) {
   append(po, e.post);
   attr.set_post_ops(po);
   return attr;
-}
-
-int64_t end_pad(int64_t out, int64_t s, int64_t k, int64_t in, int64_t pad) {
-  return std::max<int64_t>((out - 1) * s + k - in - pad, 0);
 }
 
 }  // namespace
@@ -209,18 +208,13 @@ const LayoutRef& PreparedConv::dst_layout() const { return impl_->dst_layout; }
 
 namespace {
 
-memory::dims weight_dims(const ConvParams& p) {
-  return p.groups == 1 ? memory::dims{p.c_out, p.c_in, p.kh, p.kw}
-                       : memory::dims{p.groups, p.c_out / p.groups, p.c_in / p.groups, p.kh, p.kw};
-}
-
 // With `src` the primitive reads that layout; else it picks one (any).
 dnnl::convolution_forward::primitive_desc conv_pd(const ConvParams& p, int64_t n, bool bias, const Epilogue& e,
                                                   const memory::desc* src = nullptr) {
   using fwd = dnnl::convolution_forward;
   memory::desc s = src ? *src : memory::desc({n, p.c_in, p.ih, p.iw}, f32, tag::any);
   memory::desc dst({n, p.c_out, p.oh, p.ow}, f32, tag::any);
-  memory::desc wei(weight_dims(p), f32, tag::any), b({p.c_out}, f32, tag::a);
+  memory::desc wei(conv_weight_dims(p), f32, tag::any), b({p.c_out}, f32, tag::a);
   memory::dims strides{p.sh, p.sw}, dil{p.dh - 1, p.dw - 1}, pl{p.pt, p.pl}, pr{p.pb, p.pr};
   auto d = bias ? fwd::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, s, wei, b, dst,
                             strides, dil, pl, pr)
@@ -307,12 +301,8 @@ std::unique_ptr<PreparedConv> PreparedConv::make(const ConvParams& p, const void
     if (is_ref_impl(full_pd.impl_info_str())) return nullptr;
     r->impl = full_pd.impl_info_str();
     // The weights, reordered once.
-    const memory::desc wei_user(weight_dims(p), f32, p.groups == 1 ? tag::oihw : tag::goihw);
-    r->weights = Block(full_pd.weights_desc().get_size());
-    {
-      memory from(wei_user, eng, const_cast<void*>(weight)), to(full_pd.weights_desc(), eng, r->weights.get());
-      dnnl::reorder(from, to).execute(cpu_stream(), from, to);
-    }
+    r->weights = packed_copy(memory::desc(conv_weight_dims(p), f32, p.groups == 1 ? tag::oihw : tag::goihw), weight,
+                             full_pd.weights_desc());
     if (has_bias) {
       r->bias = Block(static_cast<size_t>(p.c_out) * 4);
       std::memcpy(r->bias.get(), bias, static_cast<size_t>(p.c_out) * 4);
@@ -450,12 +440,8 @@ std::unique_ptr<PreparedMatmul> PreparedMatmul::make(int64_t m, int64_t n, int64
     auto d = bias ? dnnl::matmul::desc(a_md, w_any, bias_md, out_md) : dnnl::matmul::desc(a_md, w_any, out_md);
     dnnl::matmul::primitive_desc pd(d, attr_with(e), eng);
     if (is_ref_impl(pd.impl_info_str())) return nullptr;
-    r->weights = Block(pd.weights_desc().get_size());
-    {
-      memory from(memory::desc({k, n}, f32, memory::dims{b.row_stride, b.col_stride}), eng, b.data);
-      memory to(pd.weights_desc(), eng, r->weights.get());
-      dnnl::reorder(from, to).execute(cpu_stream(), from, to);
-    }
+    r->weights = packed_copy(memory::desc({k, n}, f32, memory::dims{b.row_stride, b.col_stride}), b.data,
+                             pd.weights_desc());
     r->user_a = memory(a_md, eng, nullptr);
     r->user_out = memory(out_md, eng, nullptr);
     r->step = {dnnl::matmul(pd),

@@ -38,12 +38,7 @@ std::unique_ptr<PreparedQLinearDynamic> PreparedQLinearDynamic::make(int64_t m, 
     memory::desc src_md({m, k}, dt::u8, tag::ab), dst_md({m, n}, dt::s32, tag::ab), wei_any({k, n}, dt::s8, tag::any);
     dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src_md, wei_any, dst_md), dnnl_util::user_scratchpad(), eng);
     if (dnnl_util::is_ref_impl(pd.impl_info_str())) return nullptr;
-    r->weights = dnnl_steps::Block(pd.weights_desc().get_size());
-    {
-      memory from(memory::desc({k, n}, dt::s8, tag::ba), eng, const_cast<int8_t*>(w));
-      memory to(pd.weights_desc(), eng, r->weights.get());
-      dnnl::reorder(from, to).execute(dnnl_util::cpu_stream(), from, to);
-    }
+    r->weights = dnnl_steps::packed_copy(memory::desc({k, n}, dt::s8, tag::ba), w, pd.weights_desc());
     r->src = memory(src_md, eng, nullptr);
     r->dst = memory(dst_md, eng, nullptr);
     r->step = {dnnl::matmul(pd),

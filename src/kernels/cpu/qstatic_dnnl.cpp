@@ -19,6 +19,9 @@ namespace {
 
 using dnnl::memory;
 using dnnl_steps::Block;
+using dnnl_steps::conv_weight_dims;
+using dnnl_steps::end_pad;
+using dnnl_steps::packed_copy;
 using dnnl_steps::give_scratchpads;
 using dnnl_steps::reorder_step;
 using dnnl_steps::Step;
@@ -64,23 +67,10 @@ dnnl::primitive_attr attr_of(const QEpilogue& out, const std::vector<float>& osc
   return attr;
 }
 
-// A weight copy in the primitive's layout (with its int8 compensation, when
-// the source is signed, computed by the reorder).
-Block reorder_weights(const memory::desc& user, const void* w, const memory::desc& prim) {
-  Block b(prim.get_size());
-  memory from(user, cpu_engine(), const_cast<void*>(w)), to(prim, cpu_engine(), b.get());
-  dnnl::reorder(from, to).execute(cpu_stream(), from, to);
-  return b;
-}
-
 Block copy_of(const std::vector<float>& v) {
   Block b(v.size() * sizeof(float));
   std::memcpy(b.get(), v.data(), v.size() * sizeof(float));
   return b;
-}
-
-int64_t end_pad(int64_t out, int64_t s, int64_t k, int64_t in, int64_t pad) {
-  return std::max<int64_t>((out - 1) * s + k - in - pad, 0);
 }
 
 }  // namespace
@@ -102,13 +92,13 @@ std::unique_ptr<PreparedQConv> PreparedQConv::make(const QConvSpec& s, const int
                                                    const float* bias) {
   const ConvParams& p = s.p;
   if (p.n <= 0 || p.c_in <= 0 || p.c_out <= 0 || p.oh <= 0 || p.ow <= 0) return nullptr;
-  if (s.pool && !s.pool->max) return nullptr;
+  // Max pooling without dilation only (as PreparedConv): end_pad has no dilation term.
+  if (s.pool && (!s.pool->max || s.pool->params.dh != 1 || s.pool->params.dw != 1)) return nullptr;
   auto r = std::make_unique<Impl>();
   try {
     auto& eng = cpu_engine();
     using fwd = dnnl::convolution_forward;
-    const memory::dims wdims = p.groups == 1 ? memory::dims{p.c_out, p.c_in, p.kh, p.kw}
-                                             : memory::dims{p.groups, p.c_out / p.groups, p.c_in / p.groups, p.kh, p.kw};
+    const memory::dims wdims = conv_weight_dims(p);
     const dt src_t = dnnl_type(s.src.dtype), dst_t = dnnl_type(s.out.dst_dtype);
     memory::desc src_any({p.n, p.c_in, p.ih, p.iw}, src_t, tag::any), dst_any({p.n, p.c_out, p.oh, p.ow}, dst_t, tag::any);
     memory::desc wei_any(wdims, dt::s8, tag::any), bias_md({p.c_out}, dt::f32, tag::a);
@@ -118,7 +108,7 @@ std::unique_ptr<PreparedQConv> PreparedQConv::make(const QConvSpec& s, const int
     fwd::primitive_desc pd(d, attr_of(s.out, sc.oscale, 1 << 1), eng);
     if (is_ref_impl(pd.impl_info_str())) return nullptr;
     r->impl = pd.impl_info_str();
-    r->weights = reorder_weights(memory::desc(wdims, dt::s8, p.groups == 1 ? tag::oihw : tag::goihw), w, pd.weights_desc());
+    r->weights = packed_copy(memory::desc(wdims, dt::s8, p.groups == 1 ? tag::oihw : tag::goihw), w, pd.weights_desc());
     r->bias = copy_of(sc.bias);
 
     const int64_t out_h = s.pool ? s.pool->params.oh : p.oh, out_w = s.pool ? s.pool->params.ow : p.ow;
@@ -209,7 +199,7 @@ std::unique_ptr<PreparedQLinear> PreparedQLinear::make(const QLinearSpec& s, con
     if (is_ref_impl(pd.impl_info_str())) return nullptr;
     r->impl = pd.impl_info_str();
     // The [n, k] weight read as its [k, n] transpose.
-    r->weights = reorder_weights(memory::desc({s.k, s.n}, dt::s8, tag::ba), w, pd.weights_desc());
+    r->weights = packed_copy(memory::desc({s.k, s.n}, dt::s8, tag::ba), w, pd.weights_desc());
     r->bias = copy_of(sc.bias);
     r->user_src = memory(src_md, eng, nullptr);
     r->user_dst = memory(dst_md, eng, nullptr);
