@@ -71,14 +71,16 @@ std::vector<OpInfo> entries() {
       Impl::composite, f32);
   add("adaptive_avg_pool2d", "out3x4", one([](const Tensors& x) { return adaptive_avg_pool2d(x[0], {3, 4}); }),
       Impl::kernel, f32);
+  add("adaptive_avg_pool3d", "out2x3x4", one([](const Tensors& x) { return adaptive_avg_pool3d(x[0], {2, 3, 4}); }),
+      Impl::composite, f32);
   add("adaptive_max_pool1d", "indices", [](const Tensors& x) {
     auto [v, i] = adaptive_max_pool1d_with_indices(x[0], {4});
     return Tensors{v, i};
-  }, Impl::composite, f32);
+  }, Impl::composite, f32)->calls = {"adaptive_max_pool1d_with_indices"};
   add("adaptive_max_pool2d", "indices", [](const Tensors& x) {
     auto [v, i] = adaptive_max_pool2d_with_indices(x[0], {3, 4});
     return Tensors{v, i};
-  }, Impl::composite, f32);
+  }, Impl::composite, f32)->calls = {"adaptive_max_pool2d_with_indices"};
   add("adaptive_max_pool2d", "unbatched", one([](const Tensors& x) { return adaptive_max_pool2d(x[0], {2}); }),
       Impl::composite, f32);
   add("avg_pool1d", "pad", one([](const Tensors& x) { return avg_pool1d(x[0], {3}, {2}, {1}); }), Impl::composite,
@@ -106,18 +108,18 @@ std::vector<OpInfo> entries() {
   add("conv1d", "groups", one([](const Tensors& x) { return conv1d(x[0], x[1], x[2], {2}, {1}, {1}, 2); }),
       Impl::kernel, f32);
   add("conv1d", "same", one([](const Tensors& x) { return conv1d(x[0], x[1], x[2], {1}, kSame, {2}); }),
-      Impl::kernel, f32);
+      Impl::kernel, f32)->calls = {"conv1d_padding_mode"};
   add("conv1d", "valid", one([](const Tensors& x) { return conv1d(x[0], x[1], std::nullopt, {1}, kValid); }),
       Impl::kernel, f32);
   add("conv2d", "stride_pad", one([](const Tensors& x) { return conv2d(x[0], x[1], x[2], {2, 1}, {1, 0}); }),
       Impl::kernel, f32);
   add("conv2d", "same", one([](const Tensors& x) { return conv2d(x[0], x[1], std::nullopt, {1}, kSame); }),
-      Impl::kernel, f32);
+      Impl::kernel, f32)->calls = {"conv2d_padding_mode"};
   add("conv3d", "groups",
       one([](const Tensors& x) { return conv3d(x[0], x[1], x[2], {1, 2, 1}, {1, 0, 1}, {1, 1, 2}, 2); }),
       Impl::composite, f32);
   add("conv3d", "same", one([](const Tensors& x) { return conv3d(x[0], x[1], std::nullopt, {1}, kSame); }),
-      Impl::composite, f32);
+      Impl::composite, f32)->calls = {"conv3d_padding_mode"};
   add("conv3d", "unbatched", one([](const Tensors& x) { return conv3d(x[0], x[1], std::nullopt, {2}); }),
       Impl::composite, f32);
   add("conv_transpose1d", "stride",

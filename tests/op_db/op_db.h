@@ -1,7 +1,8 @@
 // The op database (PyTorch's OpInfo, ggml's test-backend-ops): one entry per
 // op and variant drives every generic check of tests/op_db/test_op_db.cpp —
 // forward against PyTorch's values, the same on non-contiguous inputs, the
-// gradient against PyTorch's, finite differences, the extra dtypes — and
+// gradient against PyTorch's, finite differences of the first and second
+// derivatives, the extra dtypes — and
 // docs/ops.md's coverage table. Adding an op: an entry in the group's file
 // (pointwise.cpp, tensor.cpp, nn.cpp, ...) and its reference case in the
 // group's generator (tests/data/op_db/gen_GROUP.py).
@@ -30,9 +31,20 @@ struct OpInfo {
   Impl impl = Impl::kernel;
   bool differentiable = true;     // false: marked not differentiable, no gradient checks
   bool gradcheck = true;          // also finite differences (off where a sample sits on a kink)
+  // Also the second derivative (gradgradcheck: finite differences of the
+  // vector-Jacobian product built with create_graph). Off only where the
+  // backward is itself not differentiable, which backward then reports.
+  bool gradgrad = true;
   // Further dtypes the float64 reference case runs in (inputs cast, outputs
   // compared in float64 at that dtype's tolerance).
   std::vector<ScalarType> dtypes = {};
+  // The reference case the entry runs when it is not "<op>.<variant>": an
+  // alias or an in-place form runs its base op's case.
+  std::string reference = {};
+  // Exported functions the entry exercises whose names differ from `op` (an
+  // alias, an in-place form, a _with_indices overload): the completeness
+  // test counts them as covered.
+  std::vector<std::string> calls = {};
   double rtol = 1e-7;             // float64 forward and gradient tolerance
   double atol = 1e-10;
 };

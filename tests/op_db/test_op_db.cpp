@@ -7,49 +7,25 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <set>
 #include <sstream>
 
 #include "ember/autograd/gradcheck.h"
 #include "ember/io/safetensors.h"
 #include "op_db.h"
+#include "reference.h"
 
 using namespace ember;
 using namespace ember::op_db;
 
 namespace {
 
-const StateDict& reference(const std::string& group) {
-  static std::map<std::string, StateDict> files;
-  auto it = files.find(group);
-  if (it == files.end()) {
-    std::string path = std::string(EMBER_TEST_DATA_DIR) + "/op_db/" + group + ".safetensors";
-    it = files.emplace(group, safetensors::load_file(path)).first;
-  }
-  return it->second;
-}
-
-std::string case_key(const OpInfo& info) { return info.op + "." + info.variant; }
-
-bool has(const OpInfo& info, const std::string& field) {
-  return reference(info.group).contains(case_key(info) + "." + field);
-}
-
-Tensor ref(const OpInfo& info, const std::string& field) {
-  return reference(info.group).at(case_key(info) + "." + field);
-}
-
-Tensors inputs_of(const OpInfo& info) {
-  Tensors xs;
-  for (int i = 0; has(info, "x" + std::to_string(i)); ++i) xs.push_back(ref(info, "x" + std::to_string(i)));
-  return xs;
-}
-
-int num_outputs(const OpInfo& info) {
-  int n = 0;
-  while (has(info, "y" + std::to_string(n))) ++n;
-  return n;
-}
+// Every suite reads the committed reference cases.
+[[maybe_unused]] const bool kReferenceDirSet = [] {
+  set_reference_dir(std::string(EMBER_TEST_DATA_DIR) + "/op_db");
+  return true;
+}();
 
 struct Tolerance {
   double rtol, atol;
@@ -89,7 +65,8 @@ Tensor non_contiguous(const Tensor& x) {
 
 // Each check is its own suite over the entries it applies to, so nothing
 // is skipped: OpDb (every entry), OpDbGrad (differentiable), OpDbFiniteDiff
-// (differentiable, gradcheck) and OpDbDtypes (entries with more dtypes).
+// (differentiable, gradcheck), OpDbGradGrad (those with gradgrad) and
+// OpDbDtypes (entries with more dtypes).
 class OpDb : public ::testing::TestWithParam<size_t> {
  protected:
   const OpInfo& info() const { return registry().at(GetParam()); }
@@ -97,6 +74,7 @@ class OpDb : public ::testing::TestWithParam<size_t> {
 class OpDbGrad : public OpDb {};
 class OpDbFiniteDiff : public OpDb {};
 class OpDbDtypes : public OpDb {};
+class OpDbGradGrad : public OpDb {};
 
 TEST_P(OpDb, ForwardMatchesPyTorch) {
   const OpInfo& op = info();
@@ -146,8 +124,9 @@ TEST_P(OpDbGrad, GradientMatchesPyTorch) {
   }
 }
 
-TEST_P(OpDbFiniteDiff, FiniteDifferences) {
-  const OpInfo& op = info();
+// The entry as a DiffFn over its float64 inputs (made leaves that require
+// grad); the floating-point outputs are the ones differentiated.
+std::pair<autograd::DiffFn, Tensors> differentiable_form(const OpInfo& op) {
   Tensors xs = inputs_of(op);
   bool any = false;
   for (Tensor& x : xs) {
@@ -155,15 +134,24 @@ TEST_P(OpDbFiniteDiff, FiniteDifferences) {
     x = x.clone().detach().requires_grad_();
     any = true;
   }
-  ASSERT_TRUE(any) << "gradcheck needs a float64 input";
-  autograd::gradcheck(
-      [&](const variable_list& in) {
-        variable_list out;
-        for (Tensor& y : op.fn(in))
-          if (y.is_floating_point()) out.push_back(y);
-        return out;
-      },
-      xs);
+  EXPECT_TRUE(any) << "gradcheck needs a float64 input";
+  autograd::DiffFn fn = [&op](const variable_list& in) {
+    variable_list out;
+    for (Tensor& y : op.fn(in))
+      if (y.is_floating_point()) out.push_back(y);
+    return out;
+  };
+  return {fn, xs};
+}
+
+TEST_P(OpDbFiniteDiff, FiniteDifferences) {
+  auto [fn, xs] = differentiable_form(info());
+  autograd::gradcheck(fn, xs);
+}
+
+TEST_P(OpDbGradGrad, SecondDerivativeFiniteDifferences) {
+  auto [fn, xs] = differentiable_form(info());
+  autograd::gradgradcheck(fn, xs);
 }
 
 TEST_P(OpDbDtypes, OtherDtypes) {
@@ -209,6 +197,10 @@ INSTANTIATE_TEST_SUITE_P(Ops, OpDbFiniteDiff, ::testing::ValuesIn(entries_where(
                            return op.differentiable && op.gradcheck;
                          })),
                          test_name);
+INSTANTIATE_TEST_SUITE_P(Ops, OpDbGradGrad, ::testing::ValuesIn(entries_where([](const OpInfo& op) {
+                           return op.differentiable && op.gradcheck && op.gradgrad;
+                         })),
+                         test_name);
 INSTANTIATE_TEST_SUITE_P(Ops, OpDbDtypes,
                          ::testing::ValuesIn(entries_where([](const OpInfo& op) { return !op.dtypes.empty(); })),
                          test_name);
@@ -242,8 +234,8 @@ TEST(OpDbTable, EveryEntryNamesAnOpOfTheSurface) {
   std::set<std::string> keys;
   for (const OpInfo& op : registry()) {
     EXPECT_TRUE(s.names.contains(op.op)) << op.op << " is not in tests/op_db/surface.txt";
-    EXPECT_TRUE(keys.insert(case_key(op)).second) << case_key(op) << " registered twice";
-    EXPECT_EQ(op.variant.find('.'), std::string::npos) << case_key(op) << ": a variant name has no dot";
+    EXPECT_TRUE(keys.insert(entry_key(op)).second) << entry_key(op) << " registered twice";
+    EXPECT_EQ(op.variant.find('.'), std::string::npos) << entry_key(op) << ": a variant name has no dot";
   }
 }
 
@@ -255,17 +247,84 @@ TEST(OpDbTable, EveryReferenceCaseHasAnEntry) {
     keys.insert(case_key(op));
   }
   for (const std::string& g : groups) {
-    for (const auto& [key, t] : reference(g)) {
+    for (const auto& [key, t] : reference_file(g)) {
       std::string case_name = key.substr(0, key.rfind('.'));
       EXPECT_TRUE(keys.contains(case_name)) << g << ".safetensors holds " << case_name << " with no op_db entry";
     }
   }
 }
 
+// The free functions include/ember/ops/*.h exports: declarations at column
+// 0 (the headers' style), inline aliases included.
+std::set<std::string> exported_op_names() {
+  static const std::regex decl(R"(^(?:inline\s+)?[A-Za-z_][\w:<>,\s]*?[\s&*]([a-z_][a-z0-9_]*)\()");
+  static const std::regex keyword(R"(^(return|namespace|struct|class|using|template|enum|typedef|static_assert)\b)");
+  std::set<std::string> names;
+  for (const auto& file : std::filesystem::directory_iterator(std::string(EMBER_SOURCE_DIR) + "/include/ember/ops")) {
+    std::ifstream in(file.path());
+    std::string line;
+    std::smatch m;
+    while (std::getline(in, line))
+      if (!std::regex_search(line, keyword) && std::regex_search(line, m, decl)) names.insert(m[1]);
+  }
+  return names;
+}
+
+// Exported functions with no PyTorch reference case, and where they are tested.
+const std::map<std::string, std::string>& tested_elsewhere() {
+  static const std::string creation = "creation (not in OPS.md): tests/ops/test_tensor_ops.cpp, tests/core";
+  static const std::string random = "random: PyTorch's generator differs; moments: tests/ops/test_helper_ops.cpp";
+  static const std::map<std::string, std::string> names = {
+      {"arange", creation}, {"empty", creation}, {"empty_like", creation}, {"empty_strided", creation},
+      {"eye", creation}, {"from_blob", creation}, {"full", creation}, {"full_like", creation},
+      {"linspace", creation}, {"ones", creation}, {"ones_like", creation}, {"scalar_tensor", creation},
+      {"tensor", creation}, {"zeros", creation}, {"zeros_like", creation},
+      {"bernoulli", random}, {"rand", random}, {"rand_like", random}, {"randint", random}, {"randn", random},
+      {"randn_like", random}, {"randperm", random},
+      {"as_strided", "the view primitive under every view op: tests/ops/test_views.cpp"},
+      {"as_strided_backward", "as_strided's gradient: tests/ops/test_helper_ops.cpp"},
+      {"contiguous", "Tensor::contiguous: tests/ops/test_views.cpp"},
+      {"slice", "basic indexing (t.slice, t[...]): tests/ops/test_indexing.cpp"},
+      {"to_dtype", "Tensor::to(dtype): tests/ops/test_helper_ops.cpp"},
+      {"can_cast", "type promotion (PyTorch's values): tests/ops/test_helper_ops.cpp"},
+      {"result_type", "type promotion (PyTorch's values): tests/ops/test_helper_ops.cpp"},
+      {"wrap_dim", "negative-dim helper behind every dim argument: tests/ops/test_shape.cpp"},
+      {"rnn_layer", "the kernel of nn::LSTM/GRU/RNN: tests/nn (against PyTorch's values)"},
+      {"rnn_layer_with", "rnn_layer with caller-held weights: tests/nn, tests/quant"},
+  };
+  return names;
+}
+
+// A new public op without an entry fails here, so docs/ops.md and the
+// generic checks never silently miss it.
+TEST(OpDbTable, EveryExportedOpHasAnEntry) {
+  std::set<std::string> exported = exported_op_names();
+  ASSERT_GT(exported.size(), 300u) << "the header parse found too few names";
+  std::set<std::string> covered;
+  for (const OpInfo& op : registry()) {
+    covered.insert(op.op);
+    covered.insert(op.calls.begin(), op.calls.end());
+  }
+  for (const std::string& name : exported) {
+    bool elsewhere = tested_elsewhere().contains(name);
+    EXPECT_TRUE(covered.contains(name) || elsewhere)
+        << name << " is exported by include/ember/ops but has no op_db entry (add one, or name it in "
+        << "an entry's calls)";
+    EXPECT_FALSE(covered.contains(name) && elsewhere) << name << " has an entry: drop it from tested_elsewhere()";
+  }
+  for (const auto& [name, why] : tested_elsewhere())
+    EXPECT_TRUE(exported.contains(name)) << name << " is no longer exported: drop it from tested_elsewhere()";
+}
+
 std::string dtype_list(const OpInfo& op) {
   std::string s = "float64";
   for (ScalarType dt : op.dtypes) s += fmt::format(", {}", to_string(dt));
   return s;
+}
+
+std::string autograd_column(const OpInfo& op) {
+  if (!op.differentiable) return "not differentiable";
+  return op.gradcheck && op.gradgrad ? "1st and 2nd order" : "1st order";
 }
 
 // docs/ops.md: the coverage table a user reads before porting a model.
@@ -278,8 +337,9 @@ std::string coverage_markdown() {
   md << "# Ember's op coverage\n\n"
      << "Generated from the op database (`tests/op_db/`) by `EMBER_UPDATE_DOCS=1 build/tests/test_op_db "
         "--gtest_filter=OpDbTable.*`; do not edit by hand. Every op listed with variants is tested against "
-        "PyTorch 1.13's values (forward, non-contiguous inputs, gradient, finite differences, the dtypes "
-        "shown). The surface is `../shared/OPS.md`'s.\n\n"
+        "PyTorch 1.13's values (forward, non-contiguous inputs, gradient, finite differences of the first "
+        "and, where the autograd column says so, second derivative, the dtypes shown). The surface is "
+        "`../shared/OPS.md`'s, plus a last section of exported ops it does not list.\n\n"
      << fmt::format("{} of {} ops have entries.\n", covered, total);
   for (const auto& [section, names] : s.sections) {
     md << "\n## " << section << "\n\n| op | variants | dtypes | autograd | implementation |\n|---|---|---|---|---|\n";
@@ -294,7 +354,7 @@ std::string coverage_markdown() {
       std::string variants;
       for (const OpInfo* op : it->second) variants += (variants.empty() ? "" : ", ") + op->variant;
       md << fmt::format("| `{}` | {} | {} | {} | {} |\n", name, variants, dtype_list(first),
-                        first.differentiable ? "yes" : "not differentiable",
+                        autograd_column(first),
                         first.impl == Impl::kernel ? "kernel" : "composite");
     }
     if (!missing.empty()) {

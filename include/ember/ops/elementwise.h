@@ -202,6 +202,11 @@ inline Tensor greater_equal(const Tensor& a, const Tensor& b) { return ge(a, b);
 inline Tensor less(const Tensor& a, const Tensor& b) { return lt(a, b); }
 inline Tensor less_equal(const Tensor& a, const Tensor& b) { return le(a, b); }
 inline Tensor not_equal(const Tensor& a, const Tensor& b) { return ne(a, b); }
+inline Tensor greater(const Tensor& a, const Scalar& b) { return gt(a, b); }
+inline Tensor greater_equal(const Tensor& a, const Scalar& b) { return ge(a, b); }
+inline Tensor less(const Tensor& a, const Scalar& b) { return lt(a, b); }
+inline Tensor less_equal(const Tensor& a, const Scalar& b) { return le(a, b); }
+inline Tensor not_equal(const Tensor& a, const Scalar& b) { return ne(a, b); }
 
 // In-place forms (write into `a`, bump its version).
 Tensor& add_(Tensor& a, const Tensor& b, const Scalar& alpha = 1);

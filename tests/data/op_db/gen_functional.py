@@ -293,4 +293,7 @@ r.case("ctc_loss", "concat_sum", [randn(7, 3, 5), ints(1, 1, 4, 2, 3, 4), ints(7
        lambda x, t, il, tl: F.ctc_loss(x.log_softmax(2), t, il, tl, blank=0, reduction="sum"))
 r.case("ctc_loss", "none_blank", [randn(5, 2, 4), ints(0, 1, 1, 2).view(2, 2), ints(5, 4), ints(2, 0)],
        lambda x, t, il, tl: F.ctc_loss(x.log_softmax(2), t, il, tl, blank=3, reduction="none"))
+# Beyond OPS.md (tests/op_db/surface.txt's last section); appended, so the
+# cases above keep their random inputs.
+r.case("adaptive_avg_pool3d", "out2x3x4", [randn(2, 3, 5, 7, 6)], lambda x: F.adaptive_avg_pool3d(x, (2, 3, 4)))
 r.write()
