@@ -1,4 +1,6 @@
-// The `ember` command: train, eval, version, info.
+// The `ember` command line, ember::cli::main (include/ember/cli/main.h): the
+// `ember` executable (ember.cpp) and programs with their own registered models
+// (examples/custom_model.cpp) call it. Commands: train, eval, version, info, ...
 //   ember train CONFIG.yaml [key=value ...] [group=choice ...]
 //   ember train -m CONFIG.yaml model=cnn,mlp optim.lr=1e-3,3e-4   (multirun: the grid)
 //   ember train --resume RUN_DIR [key=value ...] [--reset optimizer|schedule]
@@ -17,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "ember/cli/main.h"
 #include "ember/core/parallel.h"
 #include "ember/distributed/mpi.h"
 #include "ember/ember.h"
@@ -110,7 +113,7 @@ int fail(const distributed::ProcessGroupPtr& group, const char* what, const char
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int ember::cli::main(int argc, char** argv) {
   cli::use_passive_openmp_for_serve(argc, argv);
   CLI::App app{"Ember: train, evaluate and ship deep-learning models in C++"};
   app.name("ember");
