@@ -16,9 +16,9 @@ using namespace ember;
 int main(int argc, char** argv) {
   const std::string ckpt_path = argc > 1 ? argv[1] : "training_loop.ckpt";
   manual_seed(0);
-  // Two Gaussian blobs: class 1 is shifted by +1.5 in every feature.
+  // Two Gaussian blobs: class 1 is shifted by +2 in every feature.
   Tensor y = (rand({1000}) < 0.5).to(kInt64);
-  Tensor X = randn({1000, 4}) + y.unsqueeze(1).to(kFloat32) * 1.5;
+  Tensor X = randn({1000, 4}) + y.unsqueeze(1).to(kFloat32) * 2;
   auto dataset = std::make_shared<data::TensorDataset>(X, y);
   auto splits = data::random_split(dataset, {0.8, 0.2});
   data::DataLoader train_loader(splits[0], data::DataLoaderOptions{}.with_batch_size(32).with_shuffle(true));
@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
     model->train();
     for (auto& [x, target] : train_loader) {
       optimizer.zero_grad();
-      Tensor loss = nn::cross_entropy(model->forward(x), target);
+      Tensor loss = nn::functional::cross_entropy(model->forward(x), target);
       loss.backward();
       nn::utils::clip_grad_norm_(model->parameters(), 1.0);
       optimizer.step();

@@ -20,7 +20,6 @@
 #include <vector>
 
 #include "ember/cli/main.h"
-#include "ember/core/parallel.h"
 #include "ember/distributed/mpi.h"
 #include "ember/ember.h"
 #include "ember/train/config.h"
@@ -29,6 +28,7 @@
 #include "ember/train/trainer.h"
 #include "ember/train/zoo.h"
 #include "convert_command.h"
+#include "info_command.h"
 #include "jit_commands.h"
 #include "runtime_commands.h"
 #include "serve_command.h"
@@ -149,7 +149,7 @@ int ember::cli::main(int argc, char** argv) {
       ->check(CLI::IsMember({"test", "val", "train"}));
 
   CLI::App* version_cmd = app.add_subcommand("version", "print the version");
-  CLI::App* info_cmd = app.add_subcommand("info", "print build and machine information");
+  cli::InfoCommand info_cmd(app);  // info [RUN_DIR]
   cli::JitCommands jit_cmds(app);  // export, inspect
   cli::ConvertCommand convert_cmd(app);
   cli::RuntimeCommands runtime_cmds(app);  // infer, bench
@@ -182,11 +182,7 @@ int ember::cli::main(int argc, char** argv) {
       std::printf("ember %s\n", version());
       return kOk;
     }
-    if (*info_cmd) {
-      std::printf("ember %s\nthreads: %d\nmodels: %s\n", version(), get_num_threads(),
-                  fmt::format("{}", fmt::join(train::model_names(), ", ")).c_str());
-      return kOk;
-    }
+    if (auto rc = info_cmd.run()) return *rc;
     if (auto rc = jit_cmds.run()) return *rc;
     if (auto rc = convert_cmd.run()) return *rc;
     if (auto rc = runtime_cmds.run()) return *rc;

@@ -38,6 +38,8 @@ TEST(DataApi, TensorDatasetTakesTheTensorsAsArguments) {
   auto [x3, y3] = ds->get(3);
   expect_values(x3, {2}, {6, 7});
   EXPECT_EQ(y3.item<int64_t>(), 3);
+  EXPECT_EQ(TensorDataset({X, y}).size(), 6);  // the braced forms still work
+  EXPECT_EQ((TensorDataset{X, y}).tensors().size(), 2u);
   TensorDataset three(X, y, y * 10);
   expect_values(three.get(5)[2].tensor(), {}, {50});
   expect_error([&] { TensorDataset(X, arange(5)); }, {"tensor 0 has 6 samples", "tensor 1 has 5"});

@@ -34,6 +34,9 @@ using DatasetPtr = std::shared_ptr<Dataset>;
 class TensorDataset : public Dataset {
  public:
   explicit TensorDataset(std::vector<Tensor> tensors);
+  // TensorDataset({X, y}) and TensorDataset{X, y} (this overload keeps the
+  // braced form unambiguous next to the one below).
+  explicit TensorDataset(std::initializer_list<Tensor> tensors) : TensorDataset(std::vector<Tensor>(tensors)) {}
   // TensorDataset(X, y), as in PyTorch.
   template <std::same_as<Tensor>... Rest>
   explicit TensorDataset(Tensor first, Rest... rest)
