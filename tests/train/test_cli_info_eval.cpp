@@ -19,18 +19,16 @@ using ember::testing::CliResult;
 using ember::testing::contains;
 using ember::testing::run_cli;
 
-// One tiny finished run under ROOT (made once for the tests below).
-fs::path tiny_run() {
-  static fs::path run = [] {
-    const fs::path root = fs::temp_directory_path() / "ember_cli_info_eval";
-    fs::remove_all(root);
-    const std::string cfg = std::string(EMBER_SOURCE_DIR) + "/configs/fashion_mnist_mlp.yaml";
-    CliResult r = run_cli("train " + cfg + " model.hidden=[16] data.limit_train=300 data.limit_test=100 "
-                          "train.epochs=1 train.threads=2 train.seed=7 log.name=tiny log.root=" + root.string(), 300);
-    EXPECT_EQ(r.code, 0) << r.output;
-    return fs::directory_iterator(root)->path();
-  }();
-  return run;
+// One tiny finished run of its own for each test (ctest runs tests as
+// parallel processes: a shared folder would be removed under another test).
+fs::path tiny_run(const std::string& name) {
+  const fs::path root = fs::temp_directory_path() / ("ember_cli_" + name);
+  fs::remove_all(root);
+  const std::string cfg = std::string(EMBER_SOURCE_DIR) + "/configs/fashion_mnist_mlp.yaml";
+  CliResult r = run_cli("train " + cfg + " model.hidden=[16] data.limit_train=300 data.limit_test=100 "
+                        "train.epochs=1 train.threads=2 train.seed=7 log.name=tiny log.root=" + root.string(), 300);
+  EXPECT_EQ(r.code, 0) << r.output;
+  return fs::directory_iterator(root)->path();
 }
 
 // The column where the value starts on each indented "  key  value" line.
@@ -48,7 +46,7 @@ std::set<size_t> value_columns(const std::string& text) {
 }  // namespace
 
 TEST(CliInfo, RunDirPrintsItsEnvironment) {
-  const fs::path run = tiny_run();
+  const fs::path run = tiny_run("info");
   CliResult r = run_cli("info " + run.string());
   ASSERT_EQ(r.code, 0) << r.output;
   for (const char* key : {"env.json", "ember_version", "compiler", "onednn", "cpu", "threads", "host"})
@@ -64,7 +62,7 @@ TEST(CliInfo, RunDirPrintsItsEnvironment) {
 }
 
 TEST(CliEval, ValuesAlignAndEachCheckpointKeepsItsResults) {
-  const fs::path run = tiny_run();
+  const fs::path run = tiny_run("eval_checkpoints");
   CliResult best = run_cli("eval " + run.string());
   ASSERT_EQ(best.code, 0) << best.output;
   // Per-class names ("test_precision[Ankle boot]") are longer than 20.
