@@ -7,6 +7,7 @@
 //   ember eval RUN_DIR|CHECKPOINT [--split test]
 //   ember eval CONFIG.yaml model.init_from=WEIGHTS [key=value ...] [--split test]
 //   ember runs [ROOT] [--json]
+//   ember info [RUN_DIR]   (this build, or what the run ran on: its env.json)
 //   mpirun -np N ember train CONFIG.yaml dist.enabled=true   (data parallel)
 // Exit codes: 0 success, 1 the run failed, 2 usage or configuration error
 // (train::ConfigError: a bad config file, key, value or range, or a data
