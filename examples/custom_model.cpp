@@ -1,15 +1,17 @@
 // Training your own model with Ember's config and run-directory machinery:
 // register it under a name, then `model.name=<name>` selects it, exactly as
 // for the zoo's models. Its options (model.*) are type-checked, listed in
-// config.yaml and overridable from the command line.
+// config.yaml and overridable from the command line. main() is the whole
+// `ember` command line (ember::cli::main), so every command works on this
+// model's runs: train, train --resume, eval, export, infer, serve.
 //
-//   build/examples/example_custom_model [key=value ...]
-//   e.g. example_custom_model train.epochs=2 model.width=64
-#include <iostream>
-
+//   build/examples/example_custom_model train examples/custom_model.yaml [key=value ...]
+//   build/examples/example_custom_model train --resume runs/residual_mlp-<timestamp> train.epochs=5
+//   build/examples/example_custom_model eval runs/residual_mlp-<timestamp>
+//   build/examples/example_custom_model export runs/residual_mlp-<timestamp> -o residual_mlp.ember
+#include "ember/cli/main.h"
 #include "ember/ember.h"
 #include "ember/train/config.h"
-#include "ember/train/trainer.h"
 #include "ember/train/zoo.h"
 
 using namespace ember;
@@ -45,20 +47,4 @@ const train::ModelRegistration kResidualMLP{{
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  std::vector<std::string> overrides = {"model.name=residual_mlp", "train.epochs=3", "data.limit_train=20000",
-                                        "log.name=residual_mlp"};
-  for (int i = 1; i < argc; ++i) overrides.emplace_back(argv[i]);
-  try {
-    train::Config config = train::load_config("", overrides);
-    train::TrainResult result = train::Trainer(config).fit();
-    std::cout << "run directory: " << result.run_dir << "\n";
-  } catch (const train::ConfigError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "run failed: " << e.what() << "\n";
-    return 1;
-  }
-  return 0;
-}
+int main(int argc, char** argv) { return ember::cli::main(argc, argv); }

@@ -1,10 +1,13 @@
-// The `ember` command: train, eval, version, info.
+// The `ember` command line, ember::cli::main (include/ember/cli/main.h): the
+// `ember` executable (ember.cpp) and programs with their own registered models
+// (examples/custom_model.cpp) call it. Commands: train, eval, version, info, ...
 //   ember train CONFIG.yaml [key=value ...] [group=choice ...]
 //   ember train -m CONFIG.yaml model=cnn,mlp optim.lr=1e-3,3e-4   (multirun: the grid)
 //   ember train --resume RUN_DIR [key=value ...] [--reset optimizer|schedule]
 //   ember eval RUN_DIR|CHECKPOINT [--split test]
 //   ember eval CONFIG.yaml model.init_from=WEIGHTS [key=value ...] [--split test]
 //   ember runs [ROOT] [--json]
+//   ember info [RUN_DIR]   (this build, or what the run ran on: its env.json)
 //   mpirun -np N ember train CONFIG.yaml dist.enabled=true   (data parallel)
 // Exit codes: 0 success, 1 the run failed, 2 usage or configuration error
 // (train::ConfigError: a bad config file, key, value or range, or a data
@@ -17,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "ember/core/parallel.h"
+#include "ember/cli/main.h"
 #include "ember/distributed/mpi.h"
 #include "ember/ember.h"
 #include "ember/train/config.h"
@@ -26,6 +29,7 @@
 #include "ember/train/trainer.h"
 #include "ember/train/zoo.h"
 #include "convert_command.h"
+#include "info_command.h"
 #include "jit_commands.h"
 #include "runtime_commands.h"
 #include "serve_command.h"
@@ -110,7 +114,7 @@ int fail(const distributed::ProcessGroupPtr& group, const char* what, const char
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int ember::cli::main(int argc, char** argv) {
   cli::use_passive_openmp_for_serve(argc, argv);
   CLI::App app{"Ember: train, evaluate and ship deep-learning models in C++"};
   app.name("ember");
@@ -146,7 +150,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"test", "val", "train"}));
 
   CLI::App* version_cmd = app.add_subcommand("version", "print the version");
-  CLI::App* info_cmd = app.add_subcommand("info", "print build and machine information");
+  cli::InfoCommand info_cmd(app);  // info [RUN_DIR]
   cli::JitCommands jit_cmds(app);  // export, inspect
   cli::ConvertCommand convert_cmd(app);
   cli::RuntimeCommands runtime_cmds(app);  // infer, bench
@@ -179,11 +183,7 @@ int main(int argc, char** argv) {
       std::printf("ember %s\n", version());
       return kOk;
     }
-    if (*info_cmd) {
-      std::printf("ember %s\nthreads: %d\nmodels: %s\n", version(), get_num_threads(),
-                  fmt::format("{}", fmt::join(train::model_names(), ", ")).c_str());
-      return kOk;
-    }
+    if (auto rc = info_cmd.run()) return *rc;
     if (auto rc = jit_cmds.run()) return *rc;
     if (auto rc = convert_cmd.run()) return *rc;
     if (auto rc = runtime_cmds.run()) return *rc;

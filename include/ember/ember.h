@@ -1,7 +1,11 @@
-// Ember's public API in one include.
+// Ember's public API in one include: tensors, autograd, autocast, nn, optim
+// (with optim::save/load), data, io, and from train the metrics and
+// checkpoints (train::save_checkpoint). The experiment workflow (Trainer,
+// config, zoo) and the CLI (cli/main.h) have their own headers.
 #pragma once
 
 #include "ember/core/allocator.h"
+#include "ember/core/autocast.h"
 #include "ember/core/device.h"
 #include "ember/core/error.h"
 #include "ember/core/generator.h"
@@ -34,3 +38,6 @@ const char* version();
 #include "ember/nn.h"
 #include "ember/ops/activation.h"
 #include "ember/data/data.h"
+#include "ember/io/safetensors.h"
+#include "ember/train/checkpoint.h"
+#include "ember/train/metrics.h"

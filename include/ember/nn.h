@@ -20,3 +20,4 @@
 #include "ember/nn/attention.h"
 #include "ember/nn/transformer.h"
 #include "ember/nn/upsampling.h"
+#include "ember/nn/utils.h"

@@ -10,4 +10,5 @@
 #include "ember/optim/reduce_lr_on_plateau.h"
 #include "ember/optim/rmsprop.h"
 #include "ember/optim/sequential_lr.h"
+#include "ember/optim/serialize.h"
 #include "ember/optim/sgd.h"

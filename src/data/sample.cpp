@@ -41,6 +41,17 @@ size_t Sample::size() const {
   return items_.size();
 }
 
+ember::Tensor& Sample::tensor() {
+  return const_cast<ember::Tensor&>(static_cast<const Sample&>(*this).tensor());
+}
+
+const ember::Tensor& pair_item(const Sample& s, size_t i) {
+  EMBER_CHECK(s.is_tuple() && s.size() == 2 && s[0].is_tensor() && s[1].is_tensor(),
+              "auto [x, y] = sample: expected a tuple of two tensors, got {}; index it with [i] or at(key)",
+              s.describe());
+  return s[i].tensor();
+}
+
 const Sample& Sample::operator[](size_t i) const {
   EMBER_CHECK(is_tuple() || is_map(), "Sample[{}]: expected a tuple or map sample, got {}", i,
               describe());

@@ -174,22 +174,37 @@ void Module::train(bool on) {
 }
 
 Module& Module::to(ScalarType dtype) {
+  convert_tensors([dtype](const Tensor& t) { return t.is_floating_point() && t.dtype() != dtype; },
+                  [dtype](const Tensor& t) { return t.to(dtype); });
+  return *this;
+}
+
+Module& Module::to(Device device) {
+  check_device_available(device);
+  convert_tensors([device](const Tensor& t) { return !(t.device() == device); },
+                  [device](const Tensor& t) { return t.to(device); });
+  return *this;
+}
+
+// Replaces each slot that `needed` selects with convert(slot); parameters
+// stay leaves with their requires_grad, and their grads convert alike.
+void Module::convert_tensors(const std::function<bool(const Tensor&)>& needed,
+                             const std::function<Tensor(const Tensor&)>& convert) {
   NoGradGuard no_grad;
   for (const ModulePtr& m : modules()) {
     for (Slot& s : m->params_) {
-      if (!s.value.defined() || !s.value.is_floating_point() || s.value.dtype() == dtype) continue;
+      if (!s.value.defined() || !needed(s.value)) continue;
       bool rg = s.value.requires_grad();
       Tensor grad = s.value.grad();
-      Tensor nv = s.value.detach().to(dtype);
+      Tensor nv = convert(s.value.detach());
       nv.requires_grad_(rg);
-      if (grad.defined()) nv.set_grad(grad.to(dtype));
+      if (grad.defined()) nv.set_grad(convert(grad));
       s.value = nv;
     }
     for (Slot& s : m->buffers_) {
-      if (s.value.defined() && s.value.is_floating_point()) s.value = s.value.to(dtype);
+      if (s.value.defined() && needed(s.value)) s.value = convert(s.value);
     }
   }
-  return *this;
 }
 
 void Module::zero_grad(bool set_to_none) {
@@ -314,6 +329,8 @@ std::string add_indent(const std::string& s, int spaces) {
   return out;
 }
 }  // namespace
+
+std::ostream& operator<<(std::ostream& os, const Module& module) { return os << module.repr(); }
 
 std::string Module::repr() const {
   std::vector<std::string> extra_lines;

@@ -326,23 +326,28 @@ const OptionSpec* Schema::find(std::string_view key) const {
 }
 
 std::string Schema::closest(std::string_view key) const {
-  std::vector<std::string> keys;
-  for (const OptionSpec& o : options_) keys.push_back(o.key);
-  std::string best = nearest(key, keys);
+  // A key of a known section ("model.foo") is matched within that section
+  // only: a near key of another one ("log.root") would mislead.
+  const size_t dot = key.find('.');
+  const std::string_view prefix = dot == std::string_view::npos ? "" : key.substr(0, dot + 1);
+  std::vector<std::string> keys, same_section;
+  for (const OptionSpec& o : options_) {
+    keys.push_back(o.key);
+    if (!prefix.empty() && o.key.starts_with(prefix)) same_section.push_back(o.key);
+  }
+  const std::vector<std::string>& pool = same_section.empty() ? keys : same_section;
+  std::string best = nearest(key, pool);
   if (!best.empty()) return best;
   // "lr" -> "optim.lr": the same last segment in another section.
   std::string tail = last_segment(key);
   for (const OptionSpec& o : options_)
     if (last_segment(o.key) == tail) return o.key;
   std::vector<std::string> tails;
-  for (const OptionSpec& o : options_) tails.push_back(last_segment(o.key));
+  for (const std::string& k : pool) tails.push_back(last_segment(k));
   std::string near_tail = nearest(tail, tails);
   if (near_tail.empty()) return {};
-  std::string section = key.find('.') == std::string_view::npos ? "" : std::string(key.substr(0, key.find('.')));
-  for (const OptionSpec& o : options_)  // prefer the same section
-    if (last_segment(o.key) == near_tail && o.key.rfind(section + ".", 0) == 0) return o.key;
-  for (const OptionSpec& o : options_)
-    if (last_segment(o.key) == near_tail) return o.key;
+  for (const std::string& k : pool)
+    if (last_segment(k) == near_tail) return k;
   return {};
 }
 
@@ -355,8 +360,15 @@ Config::Config(Schema schema) : schema_(std::move(schema)) {
 namespace {
 const OptionSpec& require_key(const Schema& schema, std::string_view key, std::string_view origin) {
   if (const OptionSpec* spec = schema.find(key)) return *spec;
-  std::string hint = schema.closest(key);
-  std::string section = key.find('.') == std::string_view::npos ? "" : std::string(key.substr(0, key.find('.') + 1));
+  // Hydra's `+key=value` adds a key; every Ember key is in the schema, so
+  // there is none to add: name the key without the '+', or the nearest one.
+  const std::string_view bare = key.starts_with('+') ? key.substr(1) : key;
+  if (bare != key && schema.find(bare))
+    config_error(with_origin(origin, fmt::format("'{}': the key exists already (every key is in the schema; '+' "
+                                                 "adds keys in Hydra only): write '{}=...'", key, bare)));
+  std::string hint = schema.closest(bare);
+  std::string section =
+      bare.find('.') == std::string_view::npos ? "" : std::string(bare.substr(0, bare.find('.') + 1));
   std::vector<std::string> same_section;
   for (const OptionSpec& o : schema.options())
     if (!section.empty() && o.key.rfind(section, 0) == 0) same_section.push_back(o.key);

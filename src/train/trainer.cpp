@@ -982,6 +982,24 @@ EvalResult evaluate_on(const Config& c, const DataBundle& data, nn::Module& mode
   return r;
 }
 
+// One metric a line, the values in one column however long the names
+// ("test_precision[Ankle boot]").
+void print_metrics(const EvalResult& r, std::ostream& out) {
+  size_t width = 0;
+  for (const auto& [k, v] : r.metrics) width = std::max(width, k.size());
+  for (const auto& [k, v] : r.metrics) out << fmt::format("  {:<{}}  {:.6f}\n", k, width, v);
+}
+
+// eval_<split>.json for the run's best.ckpt, eval_<checkpoint>_<split>.json
+// for any other checkpoint (last.ckpt: eval_last_test.json), so evaluating
+// both keeps both results.
+std::string eval_json_path(const fs::path& checkpoint, const std::string& split) {
+  const std::string stem = checkpoint.stem().string();
+  const std::string name = stem == "best" ? fmt::format("eval_{}.json", split) : fmt::format("eval_{}_{}.json", stem,
+                                                                                               split);
+  return (checkpoint.parent_path() / name).string();
+}
+
 void seed_and_threads(const Config& c) {
   if (c.get_int("train.threads") > 0) set_num_threads(static_cast<int>(c.get_int("train.threads")));
   manual_seed(static_cast<uint64_t>(c.get_int("train.seed")));
@@ -1006,10 +1024,10 @@ EvalResult evaluate(const std::string& target, const std::string& split, std::os
   j["checkpoint"] = path;
   j["epoch"] = ckpt.epoch;
   for (const auto& [k, v] : r.metrics) j[k] = v;
-  std::string json_path = (fs::path(path).parent_path() / fmt::format("eval_{}.json", split)).string();
+  std::string json_path = eval_json_path(path, split);
   io::write_file_atomic(json_path, j.dump(2) + "\n", "eval");
   out << fmt::format("{} (epoch {}) on {} ({} samples):\n", path, ckpt.epoch, split, ds->size());
-  for (const auto& [k, v] : r.metrics) out << fmt::format("  {:<20} {:.6f}\n", k, v);
+  print_metrics(r, out);
   out << fmt::format("wrote {}\n", json_path);
   return r;
 }
@@ -1029,7 +1047,7 @@ EvalResult evaluate_config(const std::string& config_path, const std::vector<std
   load_initial_weights(*model, weights);
   EvalResult r = evaluate_on(c, data, *model, ds, split);
   out << fmt::format("{} ({}) on {} ({} samples):\n", weights, c.get_string("model.name"), split, ds->size());
-  for (const auto& [k, v] : r.metrics) out << fmt::format("  {:<20} {:.6f}\n", k, v);
+  print_metrics(r, out);
   return r;
 }
 

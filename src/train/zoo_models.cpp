@@ -40,7 +40,9 @@ ModelEntry mlp_entry() {
 }
 
 ModelEntry cnn_entry() {
-  return {"cnn", "Conv32-BN-ReLU-Pool, Conv64-BN-ReLU-Pool, Linear 128, Dropout, Linear (BENCHMARKS.md W1)",
+  return {"cnn",
+          "Conv32-BN-ReLU-Pool, Conv64-BN-ReLU-Pool, Linear 128, Dropout, Linear (the W1 benchmark: "
+          "configs/bench/w1_fmnist_cnn.yaml)",
           Schema{{"model.channels", ValueType::IntList, I{32, 64}, "channels of the two conv blocks", {}, "[1, inf)"},
                  {"model.hidden", ValueType::Int, int64_t{128}, "width of the hidden linear layer", {}, "[1, inf)"},
                  {"model.dropout", ValueType::Float, 0.25, "dropout before the classifier", {}, "[0, 1]"}},

@@ -2,8 +2,12 @@
 // TensorDataset, Subset, ConcatDataset and a seeded random_split.
 #pragma once
 
+#include <concepts>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "ember/data/sample.h"
@@ -30,6 +34,13 @@ using DatasetPtr = std::shared_ptr<Dataset>;
 class TensorDataset : public Dataset {
  public:
   explicit TensorDataset(std::vector<Tensor> tensors);
+  // TensorDataset({X, y}) and TensorDataset{X, y} (this overload keeps the
+  // braced form unambiguous next to the one below).
+  explicit TensorDataset(std::initializer_list<Tensor> tensors) : TensorDataset(std::vector<Tensor>(tensors)) {}
+  // TensorDataset(X, y), as in PyTorch.
+  template <std::same_as<Tensor>... Rest>
+  explicit TensorDataset(Tensor first, Rest... rest)
+      : TensorDataset(std::vector<Tensor>{std::move(first), std::move(rest)...}) {}
   int64_t size() const override { return size_; }
   Sample get(int64_t index) const override;
   const std::vector<Tensor>& tensors() const { return tensors_; }
@@ -78,5 +89,17 @@ std::vector<std::shared_ptr<Subset>> random_split(const DatasetPtr& dataset,
 std::vector<std::shared_ptr<Subset>> random_split(const DatasetPtr& dataset,
                                                   const std::vector<double>& fractions,
                                                   uint64_t seed = 0);
+// random_split(ds, {0.8, 0.2}) or random_split(ds, {800, 200}): a braced
+// list picks the fractions or the lengths form by its element type (the
+// vector overloads alone would be ambiguous for a braced list).
+template <typename T>
+  requires std::is_arithmetic_v<T>
+std::vector<std::shared_ptr<Subset>> random_split(const DatasetPtr& dataset, std::initializer_list<T> parts,
+                                                  uint64_t seed = 0) {
+  if constexpr (std::is_floating_point_v<T>)
+    return random_split(dataset, std::vector<double>(parts.begin(), parts.end()), seed);
+  else
+    return random_split(dataset, std::vector<int64_t>(parts.begin(), parts.end()), seed);
+}
 
 }  // namespace ember::data

@@ -3,8 +3,10 @@
 // tensor/tuple/dict structure, made explicit for C++).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -32,6 +34,7 @@ class Sample {
 
   // The tensor of a tensor sample (error otherwise).
   const ember::Tensor& tensor() const;
+  ember::Tensor& tensor();
   // Number of elements of a tuple or map.
   size_t size() const;
   // Element i of a tuple (or the i-th field of a map).
@@ -54,4 +57,34 @@ class Sample {
   std::vector<std::string> keys_;  // map keys, parallel to items_
 };
 
+// Structured bindings on an (input, target) batch, PyTorch's `x, y = batch`:
+//   for (auto& [x, y] : loader) ...      auto [x, y] = dataset->get(0);
+// Element I is the tensor of tuple item I. A sample that is not a tuple of
+// two tensors raises when bound (use [i] or at(key) for other structures).
+const ember::Tensor& pair_item(const Sample& s, size_t i);
+template <size_t I>
+const ember::Tensor& get(const Sample& s) {
+  static_assert(I < 2, "a sample binds as a pair: auto [x, y] = batch");
+  return pair_item(s, I);
+}
+template <size_t I>
+ember::Tensor& get(Sample& s) {
+  static_assert(I < 2, "a sample binds as a pair: auto [x, y] = batch");
+  pair_item(s, I);  // checks the structure
+  return s[I].tensor();
+}
+template <size_t I>
+ember::Tensor&& get(Sample&& s) {
+  return std::move(get<I>(s));
+}
+
 }  // namespace ember::data
+
+namespace std {
+template <>
+struct tuple_size<ember::data::Sample> : integral_constant<size_t, 2> {};
+template <size_t I>
+struct tuple_element<I, ember::data::Sample> {
+  using type = ember::Tensor;
+};
+}  // namespace std

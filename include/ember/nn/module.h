@@ -2,9 +2,11 @@
 // submodules, train/eval mode, state_dict, and PyTorch-style printing.
 #pragma once
 
+#include <concepts>
 #include <deque>
 #include <functional>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -90,6 +92,10 @@ class Module : public std::enable_shared_from_this<Module> {
   bool is_training() const { return training_; }
   // Converts floating-point parameters and buffers (and their grads).
   Module& to(ScalarType dtype);
+  // Moves every parameter and buffer (and grad) to `device`, keeping them
+  // leaves (model->to(kCPU), model->to("cuda:0")); a device this build
+  // cannot use raises naming it.
+  Module& to(Device device);
   // set_to_none: drop .grad; otherwise zero it in place.
   void zero_grad(bool set_to_none = true);
   // fn on every descendant first, then on this module (PyTorch's order).
@@ -121,6 +127,8 @@ class Module : public std::enable_shared_from_this<Module> {
     bool persistent = true;
   };
   void register_module_impl(std::string name, ModulePtr module);
+  void convert_tensors(const std::function<bool(const Tensor&)>& needed,
+                       const std::function<Tensor(const Tensor&)>& convert);
   void check_new_name(const std::string& name, const char* what) const;
   void collect_state(const std::string& prefix, StateDict& out) const;
   void collect_slots(const std::string& prefix, bool params, bool recurse, NamedTensors& out,
@@ -133,6 +141,13 @@ class Module : public std::enable_shared_from_this<Module> {
   std::deque<Slot> buffers_;
   NamedModules children_;
 };
+
+// std::cout << *model (or << model): the tree as PyTorch prints it (repr()).
+std::ostream& operator<<(std::ostream& os, const Module& module);
+template <std::derived_from<Module> M>
+std::ostream& operator<<(std::ostream& os, const std::shared_ptr<M>& module) {
+  return module ? os << *module : os << "None";
+}
 
 // ---- helpers for extra_repr: Python's spelling of values ----
 // repr(float): "0.1", "1.0", "1e-05".

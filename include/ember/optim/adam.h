@@ -2,6 +2,8 @@
 // (torch.optim.Adam / AdamW, PyTorch 1.13's update and bias correction).
 #pragma once
 
+#include <concepts>
+
 #include "ember/optim/optimizer.h"
 
 namespace ember::optim {
@@ -39,6 +41,10 @@ void adam_update(const Tensor& param, const Tensor& grad, AdamState& s, const Ad
 class Adam : public Optimizer {
  public:
   Adam(std::vector<Tensor> params, AdamOptions defaults = {}) : Adam(single_group(std::move(params)), defaults) {}
+  // optim::Adam(model->parameters(), 1e-3), as torch.optim.Adam(params, lr).
+  // A template so that Adam(params, {}) still means the default options.
+  template <std::floating_point Lr>
+  Adam(std::vector<Tensor> params, Lr lr) : Adam(std::move(params), AdamOptions{.lr = static_cast<double>(lr)}) {}
   Adam(std::vector<ParamGroup> groups, AdamOptions defaults = {});
   const char* name() const override { return decoupled_ ? "AdamW" : "Adam"; }
 
@@ -68,6 +74,8 @@ class AdamW : public Adam {
  public:
   AdamW(std::vector<Tensor> params, AdamWOptions defaults = {})
       : AdamW(single_group(std::move(params)), defaults) {}
+  template <std::floating_point Lr>
+  AdamW(std::vector<Tensor> params, Lr lr) : AdamW(std::move(params), AdamWOptions{.lr = static_cast<double>(lr)}) {}
   AdamW(std::vector<ParamGroup> groups, AdamWOptions defaults = {}) : Adam(std::move(groups), defaults.adam(), true) {}
 };
 

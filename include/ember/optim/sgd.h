@@ -2,6 +2,8 @@
 // L2 weight decay (torch.optim.SGD, PyTorch 1.13's update).
 #pragma once
 
+#include <concepts>
+
 #include "ember/optim/optimizer.h"
 
 namespace ember::optim {
@@ -25,6 +27,9 @@ void sgd_update(const Tensor& param, const Tensor& grad, Tensor& momentum_buffer
 class SGD : public Optimizer {
  public:
   SGD(std::vector<Tensor> params, SGDOptions defaults) : SGD(single_group(std::move(params)), defaults) {}
+  // optim::SGD(model->parameters(), 0.1), as torch.optim.SGD(params, lr).
+  template <std::floating_point Lr>
+  SGD(std::vector<Tensor> params, Lr lr) : SGD(std::move(params), SGDOptions{.lr = static_cast<double>(lr)}) {}
   SGD(std::vector<ParamGroup> groups, SGDOptions defaults);
   const char* name() const override { return "SGD"; }
 

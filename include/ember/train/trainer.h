@@ -90,7 +90,8 @@ struct EvalResult {
 
 // Loads RUN_DIR's best.ckpt (or a checkpoint file) and evaluates it in eval
 // mode under no-grad on `split` ("test", "val" or "train"); writes
-// eval_<split>.json next to the checkpoint.
+// eval_<split>.json next to best.ckpt, eval_<name>_<split>.json next to any
+// other checkpoint <name>.ckpt.
 EvalResult evaluate(const std::string& run_dir_or_checkpoint, const std::string& split, std::ostream& out);
 
 // `ember eval CONFIG.yaml model.init_from=WEIGHTS [key=value ...]`: the
