@@ -54,8 +54,9 @@ std::string format_progress_line(int width, const ProgressState& s, bool bar) {
   return (head + tail()).substr(0, w);
 }
 
-std::string wrap_fields(const std::string& text, int width) {
-  const auto w = static_cast<size_t>(std::max(width, 8));
+namespace {
+
+std::string wrap_line(const std::string& text, size_t w) {
   // Fields are separated by two spaces; a field keeps its words together.
   std::vector<std::string> fields;
   for (size_t pos = 0; pos <= text.size();) {
@@ -80,9 +81,22 @@ std::string wrap_fields(const std::string& text, int width) {
     }
     std::istringstream words(f);  // too long for any line: break at words
     bool first = true;
-    for (std::string word; words >> word; first = false) emit(word, first ? "  " : " ");
+    for (std::string word; words >> word; first = false) {
+      // A word wider than a line (a long path) is cut into pieces that fit.
+      for (size_t at = 0; at < word.size(); at += w - 2) emit(word.substr(at, w - 2), at == 0 && first ? "  " : " ");
+    }
   }
   return out + line;
+}
+
+}  // namespace
+
+std::string wrap_fields(const std::string& text, int width) {
+  const auto w = static_cast<size_t>(std::max(width, 8));
+  std::string out;
+  std::istringstream lines(text);  // each line of a multi-line text on its own
+  for (std::string line; std::getline(lines, line);) out += (out.empty() ? "" : "\n") + wrap_line(line, w);
+  return out;
 }
 
 int terminal_width(int fd) {
@@ -104,6 +118,8 @@ Progress::Progress(Style style, int64_t interval, std::function<void(const std::
       width_(width) {}
 
 void Progress::start(int64_t epoch, int64_t epochs, int64_t total_steps, std::string phase) {
+  if (epoch == epoch_ && total_ > 0) earlier_phases_s_ += std::chrono::duration<double>(last_draw_ - start_).count();
+  else earlier_phases_s_ = 0;
   epoch_ = epoch, epochs_ = epochs, total_ = total_steps, phase_ = std::move(phase);
   start_ = last_draw_ = std::chrono::steady_clock::now();
   drawn_ = false;
@@ -113,19 +129,20 @@ ProgressState Progress::state(int64_t step, double running_loss, double images_p
   double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   double per_step = step > 0 ? elapsed / static_cast<double>(step) : NAN;
   double eta = per_step * static_cast<double>(total_ - step);
-  // The epochs to come are assumed to take as long as this one.
-  double run = eta + per_step * static_cast<double>(total_) * static_cast<double>(std::max<int64_t>(epochs_ - epoch_, 0));
+  double epoch_s = earlier_phases_s_ + per_step * static_cast<double>(total_);
+  double run = eta + epoch_s * static_cast<double>(std::max<int64_t>(epochs_ - epoch_, 0));
   return {phase_, epoch_, epochs_, step, total_, running_loss, images_per_s, eta, run};
 }
 
 void Progress::update(int64_t step, double running_loss, double images_per_s) {
   if (style_ == Style::None) return;
+  auto now = std::chrono::steady_clock::now();
+  if (style_ == Style::Plain || step == total_) last_draw_ = now;  // the phase's end, for the next phase's run ETA
   if (style_ == Style::Plain) {
     if (step % interval_ == 0 || step == total_)
       line_(format_progress_line(1 << 16, state(step, running_loss, images_per_s), false));
     return;
   }
-  auto now = std::chrono::steady_clock::now();
   if (step != total_ && drawn_ && now - last_draw_ < std::chrono::milliseconds(100)) return;
   last_draw_ = now;
   drawn_ = true;

@@ -30,7 +30,8 @@ std::string format_progress_line(int width, const ProgressState& s, bool bar = t
 
 // Greedy wrap of `text` to `width` columns at field boundaries (two spaces)
 // and, inside a field too long for a line, at single spaces; continuation
-// lines start with two spaces.
+// lines start with two spaces; a word wider than a line is cut. Each line of
+// a multi-line text wraps on its own.
 std::string wrap_fields(const std::string& text, int width);
 
 // Columns of the terminal on `fd` (ioctl TIOCGWINSZ), else $COLUMNS, else 80.
@@ -44,8 +45,9 @@ class Progress {
   Progress(Style style, int64_t interval, std::function<void(const std::string&)> terminal,
            std::function<void(const std::string&)> line, int width = 80);
 
-  // `epoch` counts from 1; the run ETA assumes the epochs still to come take
-  // as long as this one.
+  // `epoch` counts from 1. The run ETA assumes the epochs still to come take
+  // as long as this one's train phase (plus, from a later phase on, the
+  // phases seen so far): an estimate, refined each epoch.
   void start(int64_t epoch, int64_t epochs, int64_t total_steps, std::string phase = "train");
   void update(int64_t step, double running_loss, double images_per_s);
   void finish();  // clears the bar
@@ -60,6 +62,7 @@ class Progress {
   std::string phase_ = "train";
   int64_t epoch_ = 0, epochs_ = 0, total_ = 0;
   std::chrono::steady_clock::time_point start_, last_draw_;
+  double earlier_phases_s_ = 0;  // this epoch's finished phases
   bool drawn_ = false;
 };
 

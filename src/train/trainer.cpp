@@ -97,17 +97,21 @@ std::string history_yaml(const nlohmann::json& history) {
   return std::string(y.c_str()) + "\n";
 }
 
-// Writes every line to the terminal and to train.log.
+// Writes every line to the terminal and to train.log. On a terminal a line
+// wraps at its field boundaries to the terminal's width; train.log and
+// redirected output keep one line per entry.
 class RunLog {
  public:
   RunLog(std::ostream& out, bool terminal) : out_(out), terminal_(terminal) {}
   void open(const std::string& path) { file_.open(path, std::ios::app); }
   void line(const std::string& text) {
-    out_ << text << '\n' << std::flush;
+    out_ << (terminal_ ? wrap_fields(text, width()) : text) << '\n' << std::flush;
     if (file_.is_open()) file_ << text << '\n' << std::flush;
   }
   void redraw(const std::string& text) { out_ << text << std::flush; }
   bool terminal() const { return terminal_; }
+  // Columns the progress line and the epoch summary fit in (80 off a terminal).
+  int width() const { return terminal_ ? terminal_width(STDOUT_FILENO) : 80; }
 
  private:
   std::ostream& out_;
@@ -177,16 +181,23 @@ void check_monitor(const std::string& key, const std::string& given, const std::
                                 fmt::join(logged, ", ")));
 }
 
-EvalStats evaluate_loader(const Config& c, const DataInfo& info, nn::Module& model, data::DataLoader& loader) {
+// `progress`, when given, has been started for this phase (val or test).
+EvalStats evaluate_loader(const Config& c, const DataInfo& info, nn::Module& model, data::DataLoader& loader,
+                          Progress* progress = nullptr) {
   model.eval();
   NoGradGuard no_grad;
   AutocastGuard autocast(c.get_string("train.mixed_precision") == "bf16");
   auto accumulate = [&](auto& metrics) {
+    const Clock::time_point t0 = Clock::now();
+    int64_t i = 0, images = 0;
     for (data::Sample& batch : loader) {
       Tensor out = model_forward(model, batch[0]);
       Tensor target = batch[1].tensor();
       metrics.update(out, target, compute_loss(c, info, out, target).item<double>());
+      images += target.size(0);
+      if (progress) progress->update(++i, metrics.loss(), static_cast<double>(images) / seconds_since(t0));
     }
+    if (progress) progress->finish();
   };
   EvalStats s;
   if (info.task == Task::Regression) {
@@ -634,7 +645,7 @@ bool Trainer::State::train_one_epoch(MetricsTable::Row& row) {
   if (p == "none") style = Progress::Style::None;
   else if (p == "bar" || (p == "auto" && log->terminal())) style = Progress::Style::Bar;
   Progress progress(style, c.get_int("log.interval"), [this](const std::string& s) { log->redraw(s); },
-                    [this](const std::string& s) { log->line(s); });
+                    [this](const std::string& s) { log->line(s); }, log->width());
 
   model->train();
   train_loader->set_epoch(epoch);  // order and augmentation depend on (seed, epoch) only
@@ -783,7 +794,8 @@ bool Trainer::State::train_one_epoch(MetricsTable::Row& row) {
   row.emplace_back("lr", schedule->lr());
   Clock::time_point tv = Clock::now();
   if (val_loader) {
-    EvalStats v = evaluate_loader(c, info, *model, *val_loader);
+    progress.start(epoch + 1, epochs, val_loader->size(), "val");
+    EvalStats v = evaluate_loader(c, info, *model, *val_loader, &progress);
     for (const auto& [name, value] : v.metrics) row.emplace_back("val_" + name, value);
   }
   const double val_time = seconds_since(tv);

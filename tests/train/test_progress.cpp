@@ -67,6 +67,11 @@ TEST(EpochSummary, BreaksATooLongFieldAtWords) {
   EXPECT_EQ(wrap_fields("a  bbb ccc ddd eee", 12), "a  bbb ccc\n  ddd eee");
 }
 
+TEST(EpochSummary, CutsAWordWiderThanALineAndWrapsEachLine) {
+  EXPECT_EQ(wrap_fields("run directory: /abcdefghijklmnop", 12), "run\n  directory:\n  /abcdefghi\n  jklmnop");
+  EXPECT_EQ(wrap_fields("aaaa  bbbb\ncc  dd", 8), "aaaa\n  bbbb\ncc  dd");
+}
+
 TEST(TerminalWidth, FallsBackToColumnsThenEighty) {
   const char* old = std::getenv("COLUMNS");
   std::string saved = old ? old : "";
