@@ -78,6 +78,9 @@ Schema base_schema() {
        {"auto", "min", "max"}},
       {"train.checkpoint.every", ValueType::Int, int64_t{1}, "write last.ckpt every N epochs (and at the end)",
        {}, "[1, inf)"},
+      {"train.eval_test_every", ValueType::Int, int64_t{0}, "also evaluate the test split every N epochs with the "
+       "current weights (test_* columns in metrics.csv, nan in the other epochs; 0: only at the end, with best.ckpt)",
+       {}, "[0, inf)"},
 
       {"dist.enabled", ValueType::Bool, false, "data-parallel training across the ranks of an MPI launch "
        "(mpirun -np N or srun -n N ember train ...); data.batch_size is per rank"},

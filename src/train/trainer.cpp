@@ -798,6 +798,16 @@ bool Trainer::State::train_one_epoch(MetricsTable::Row& row) {
     EvalStats v = evaluate_loader(c, info, *model, *val_loader, &progress);
     for (const auto& [name, value] : v.metrics) row.emplace_back("val_" + name, value);
   }
+  if (const int64_t every = c.get_int("train.eval_test_every"); every > 0) {
+    // Every row has the test_* columns (metrics.csv's columns are fixed): nan where not due.
+    std::vector<std::pair<std::string, double>> values;
+    for (const std::string& name : eval_metric_names(info.task, k)) values.emplace_back(name, NAN);
+    if ((epoch + 1) % every == 0) {
+      progress.start(epoch + 1, epochs, test_loader->size(), "test");
+      values = evaluate_loader(c, info, *model, *test_loader, &progress).metrics;
+    }
+    for (const auto& [name, value] : values) row.emplace_back("test_" + name, value);
+  }
   const double val_time = seconds_since(tv);
   if (c.get_bool("log.timing")) {
     row.emplace_back("epoch_time_s", train_time + val_time);
@@ -924,7 +934,7 @@ TrainResult Trainer::fit_run() {
 
     std::string line = fmt::format("epoch {}/{}", s.epoch, epochs);
     for (const auto& [k, v] : row) {
-      if (k == "epoch") continue;
+      if (k == "epoch" || (std::isnan(v) && k.rfind("test_", 0) == 0)) continue;  // test split not due
       if (k == "lr") line += fmt::format("  lr {:.3g}", v);
       else if (k == "epoch_time_s") line += fmt::format("  {:.1f}s", v);
       else if (k == "images_per_s") line += fmt::format("  {:.0f} img/s", v);
