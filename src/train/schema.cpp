@@ -100,7 +100,8 @@ Schema base_schema() {
        "lr and images/s over the steps since the previous row; 0: no steps.csv)", {}, "[0, inf)"},
       {"log.timing", ValueType::Bool, true, "add epoch time, images/s, data wait and peak memory to metrics.csv "
        "(measurements: they differ between runs; everything else is bitwise reproducible)"},
-      {"log.progress", ValueType::String, std::string("auto"), "progress display",
+      {"log.progress", ValueType::String, std::string("auto"), "progress display (auto: on a terminal "
+       "one line redrawn to fit its width, bar: always that, plain: a line every log.interval steps)",
        {"auto", "bar", "plain", "none"}},
   };
 }
