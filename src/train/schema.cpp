@@ -100,6 +100,8 @@ Schema base_schema() {
        "lr and images/s over the steps since the previous row; 0: no steps.csv)", {}, "[0, inf)"},
       {"log.timing", ValueType::Bool, true, "add epoch time, images/s, data wait and peak memory to metrics.csv "
        "(measurements: they differ between runs; everything else is bitwise reproducible)"},
+      {"log.report_every", ValueType::Int, int64_t{1}, "write curves.svg and report.html every N epochs (and at "
+       "the end; metrics.csv is written every epoch)", {}, "[1, inf)"},
       {"log.progress", ValueType::String, std::string("auto"), "progress display (auto: on a terminal "
        "one line redrawn to fit its width, bar: always that, plain: a line every log.interval steps)",
        {"auto", "bar", "plain", "none"}},

@@ -308,7 +308,8 @@ struct Trainer::State {
   void load_trainer_json(const std::string& text);
   Checkpoint make_checkpoint() const;
   void write_run_files(const std::vector<std::pair<std::string, double>>& final_metrics = {},
-                       const std::vector<std::vector<int64_t>>& confusion = {});
+                       const std::vector<std::vector<int64_t>>& confusion = {},
+                       bool report = true);  // false: metrics.csv and history.yaml only (log.report_every)
   std::vector<std::pair<std::string, double>> final_test();
   void record_command();
   std::vector<std::pair<std::string, std::string>> history_rows() const;
@@ -819,11 +820,13 @@ bool Trainer::State::train_one_epoch(MetricsTable::Row& row) {
 }
 
 void Trainer::State::write_run_files(const std::vector<std::pair<std::string, double>>& final_metrics,
-                                     const std::vector<std::vector<int64_t>>& confusion) {
+                                     const std::vector<std::vector<int64_t>>& confusion, bool report) {
   fs::path dir(run_dir);
+  // metrics.csv and history.yaml every time: a resume continues from them.
   io::write_file_atomic((dir / "metrics.csv").string(), table.to_csv(), "metrics.csv");
-  io::write_file_atomic((dir / "curves.svg").string(), curves_svg(table), "curves.svg");
   io::write_file_atomic((dir / "history.yaml").string(), history_yaml(history), "history.yaml");
+  if (!report) return;
+  io::write_file_atomic((dir / "curves.svg").string(), curves_svg(table), "curves.svg");
   ReportInput in;
   in.title = dir.filename().string();
   in.metrics = table;
@@ -888,6 +891,7 @@ TrainResult Trainer::fit_run() {
   const Config& c = s.config;
   const int64_t epochs = c.get_int("train.epochs");
   const int64_t every = std::max<int64_t>(1, c.get_int("train.checkpoint.every"));
+  const int64_t report_every = c.get_int("log.report_every");  // curves.svg, report.html
   const fs::path dir(s.run_dir);
   int64_t ran = 0;
   bool interrupted = false;
@@ -949,7 +953,7 @@ TrainResult Trainer::fit_run() {
     if (s.rank == 0) {  // the other ranks hold the same weights
       if (improved) save_checkpoint(s.make_checkpoint(), (dir / "best.ckpt").string());
       if (s.epoch % every == 0 || s.finished) save_checkpoint(s.make_checkpoint(), (dir / "last.ckpt").string());
-      s.write_run_files();
+      s.write_run_files({}, {}, s.epoch % report_every == 0 || s.finished);
       s.save_status("running");
     }
     if (s.stopped_early)
@@ -977,6 +981,7 @@ TrainResult Trainer::fit_run() {
   if (!interrupted && s.rank == 0) r.test_metrics = s.final_test();
   else if (interrupted && !r.interrupt_signal)
     s.log->line(fmt::format("stopped after epoch {}; continue with: ember train --resume {}", s.epoch, s.run_dir));
+  if (interrupted && s.rank == 0) s.write_run_files();  // a stopped run's report is current (log.report_every)
   s.save_status(interrupted ? "interrupted" : "finished");
   return r;
 }

@@ -1,5 +1,6 @@
 // train.eval_test_every: the test split evaluated every N epochs with the
 // current weights, in metrics.csv's test_* columns (nan where not due).
+// Also log.report_every, the other per-epoch write key.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -78,5 +79,30 @@ TEST(EvalTestEvery, ZeroKeepsMetricsCsvWithoutTestColumns) {
   const fs::path dir = fs::temp_directory_path() / "ember_eval_test_every_0";
   run(tiny(1, 0), dir);
   EXPECT_FALSE(metrics_of(dir).has_column("test_loss"));
+  fs::remove_all(dir);
+}
+
+// log.report_every: curves.svg and report.html every N epochs and at the end;
+// metrics.csv every epoch.
+TEST(ReportEvery, ReportEveryNEpochsMetricsEveryEpoch) {
+  const fs::path dir = fs::temp_directory_path() / "ember_report_every";
+  fs::remove_all(dir);
+  Config c = tiny(3, 0);
+  c.set_text("log.report_every", "2");
+  std::ostringstream out;
+  TrainOptions o;
+  o.out = &out;
+  o.run_dir = dir.string();
+  std::vector<std::pair<bool, bool>> seen;  // (report.html, metrics.csv) at each epoch's first batch
+  o.on_batch_end = [&](int64_t, int64_t batch) {
+    if (batch == 0) seen.emplace_back(fs::exists(dir / "report.html"), fs::exists(dir / "metrics.csv"));
+  };
+  Trainer(c, o).fit();
+  ASSERT_EQ(seen.size(), 3u);
+  EXPECT_EQ(seen[1], std::make_pair(false, true));  // after epoch 1: metrics.csv only
+  EXPECT_EQ(seen[2], std::make_pair(true, true));   // after epoch 2: the report too
+  EXPECT_TRUE(fs::exists(dir / "report.html"));
+  EXPECT_TRUE(fs::exists(dir / "curves.svg"));
+  EXPECT_EQ(metrics_of(dir).size(), 3u);
   fs::remove_all(dir);
 }
