@@ -78,6 +78,9 @@ Schema base_schema() {
        {"auto", "min", "max"}},
       {"train.checkpoint.every", ValueType::Int, int64_t{1}, "write last.ckpt every N epochs (and at the end)",
        {}, "[1, inf)"},
+      {"train.eval_test_every", ValueType::Int, int64_t{0}, "also evaluate the test split every N epochs with the "
+       "current weights (test_* columns in metrics.csv, nan in the other epochs; 0: only at the end, with best.ckpt)",
+       {}, "[0, inf)"},
 
       {"dist.enabled", ValueType::Bool, false, "data-parallel training across the ranks of an MPI launch "
        "(mpirun -np N or srun -n N ember train ...); data.batch_size is per rank"},
@@ -97,7 +100,10 @@ Schema base_schema() {
        "lr and images/s over the steps since the previous row; 0: no steps.csv)", {}, "[0, inf)"},
       {"log.timing", ValueType::Bool, true, "add epoch time, images/s, data wait and peak memory to metrics.csv "
        "(measurements: they differ between runs; everything else is bitwise reproducible)"},
-      {"log.progress", ValueType::String, std::string("auto"), "progress display",
+      {"log.report_every", ValueType::Int, int64_t{1}, "write curves.svg and report.html every N epochs (and at "
+       "the end; metrics.csv is written every epoch)", {}, "[1, inf)"},
+      {"log.progress", ValueType::String, std::string("auto"), "progress display (auto: on a terminal "
+       "one line redrawn to fit its width, bar: always that, plain: a line every log.interval steps)",
        {"auto", "bar", "plain", "none"}},
   };
 }

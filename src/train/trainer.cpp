@@ -97,17 +97,21 @@ std::string history_yaml(const nlohmann::json& history) {
   return std::string(y.c_str()) + "\n";
 }
 
-// Writes every line to the terminal and to train.log.
+// Writes every line to the terminal and to train.log. On a terminal a line
+// wraps at its field boundaries to the terminal's width; train.log and
+// redirected output keep one line per entry.
 class RunLog {
  public:
   RunLog(std::ostream& out, bool terminal) : out_(out), terminal_(terminal) {}
   void open(const std::string& path) { file_.open(path, std::ios::app); }
   void line(const std::string& text) {
-    out_ << text << '\n' << std::flush;
+    out_ << (terminal_ ? wrap_fields(text, width()) : text) << '\n' << std::flush;
     if (file_.is_open()) file_ << text << '\n' << std::flush;
   }
   void redraw(const std::string& text) { out_ << text << std::flush; }
   bool terminal() const { return terminal_; }
+  // Columns the progress line and the epoch summary fit in (80 off a terminal).
+  int width() const { return terminal_ ? terminal_width(STDOUT_FILENO) : 80; }
 
  private:
   std::ostream& out_;
@@ -177,16 +181,23 @@ void check_monitor(const std::string& key, const std::string& given, const std::
                                 fmt::join(logged, ", ")));
 }
 
-EvalStats evaluate_loader(const Config& c, const DataInfo& info, nn::Module& model, data::DataLoader& loader) {
+// `progress`, when given, has been started for this phase (val or test).
+EvalStats evaluate_loader(const Config& c, const DataInfo& info, nn::Module& model, data::DataLoader& loader,
+                          Progress* progress = nullptr) {
   model.eval();
   NoGradGuard no_grad;
   AutocastGuard autocast(c.get_string("train.mixed_precision") == "bf16");
   auto accumulate = [&](auto& metrics) {
+    const Clock::time_point t0 = Clock::now();
+    int64_t i = 0, images = 0;
     for (data::Sample& batch : loader) {
       Tensor out = model_forward(model, batch[0]);
       Tensor target = batch[1].tensor();
       metrics.update(out, target, compute_loss(c, info, out, target).item<double>());
+      images += target.size(0);
+      if (progress) progress->update(++i, metrics.loss(), static_cast<double>(images) / seconds_since(t0));
     }
+    if (progress) progress->finish();
   };
   EvalStats s;
   if (info.task == Task::Regression) {
@@ -297,7 +308,8 @@ struct Trainer::State {
   void load_trainer_json(const std::string& text);
   Checkpoint make_checkpoint() const;
   void write_run_files(const std::vector<std::pair<std::string, double>>& final_metrics = {},
-                       const std::vector<std::vector<int64_t>>& confusion = {});
+                       const std::vector<std::vector<int64_t>>& confusion = {},
+                       bool report = true);  // false: metrics.csv and history.yaml only (log.report_every)
   std::vector<std::pair<std::string, double>> final_test();
   void record_command();
   std::vector<std::pair<std::string, std::string>> history_rows() const;
@@ -634,7 +646,7 @@ bool Trainer::State::train_one_epoch(MetricsTable::Row& row) {
   if (p == "none") style = Progress::Style::None;
   else if (p == "bar" || (p == "auto" && log->terminal())) style = Progress::Style::Bar;
   Progress progress(style, c.get_int("log.interval"), [this](const std::string& s) { log->redraw(s); },
-                    [this](const std::string& s) { log->line(s); });
+                    [this](const std::string& s) { log->line(s); }, log->width());
 
   model->train();
   train_loader->set_epoch(epoch);  // order and augmentation depend on (seed, epoch) only
@@ -783,8 +795,19 @@ bool Trainer::State::train_one_epoch(MetricsTable::Row& row) {
   row.emplace_back("lr", schedule->lr());
   Clock::time_point tv = Clock::now();
   if (val_loader) {
-    EvalStats v = evaluate_loader(c, info, *model, *val_loader);
+    progress.start(epoch + 1, epochs, val_loader->size(), "val");
+    EvalStats v = evaluate_loader(c, info, *model, *val_loader, &progress);
     for (const auto& [name, value] : v.metrics) row.emplace_back("val_" + name, value);
+  }
+  if (const int64_t every = c.get_int("train.eval_test_every"); every > 0) {
+    // Every row has the test_* columns (metrics.csv's columns are fixed): nan where not due.
+    std::vector<std::pair<std::string, double>> values;
+    for (const std::string& name : eval_metric_names(info.task, k)) values.emplace_back(name, NAN);
+    if ((epoch + 1) % every == 0) {
+      progress.start(epoch + 1, epochs, test_loader->size(), "test");
+      values = evaluate_loader(c, info, *model, *test_loader, &progress).metrics;
+    }
+    for (const auto& [name, value] : values) row.emplace_back("test_" + name, value);
   }
   const double val_time = seconds_since(tv);
   if (c.get_bool("log.timing")) {
@@ -797,11 +820,13 @@ bool Trainer::State::train_one_epoch(MetricsTable::Row& row) {
 }
 
 void Trainer::State::write_run_files(const std::vector<std::pair<std::string, double>>& final_metrics,
-                                     const std::vector<std::vector<int64_t>>& confusion) {
+                                     const std::vector<std::vector<int64_t>>& confusion, bool report) {
   fs::path dir(run_dir);
+  // metrics.csv and history.yaml every time: a resume continues from them.
   io::write_file_atomic((dir / "metrics.csv").string(), table.to_csv(), "metrics.csv");
-  io::write_file_atomic((dir / "curves.svg").string(), curves_svg(table), "curves.svg");
   io::write_file_atomic((dir / "history.yaml").string(), history_yaml(history), "history.yaml");
+  if (!report) return;
+  io::write_file_atomic((dir / "curves.svg").string(), curves_svg(table), "curves.svg");
   ReportInput in;
   in.title = dir.filename().string();
   in.metrics = table;
@@ -866,6 +891,7 @@ TrainResult Trainer::fit_run() {
   const Config& c = s.config;
   const int64_t epochs = c.get_int("train.epochs");
   const int64_t every = std::max<int64_t>(1, c.get_int("train.checkpoint.every"));
+  const int64_t report_every = c.get_int("log.report_every");  // curves.svg, report.html
   const fs::path dir(s.run_dir);
   int64_t ran = 0;
   bool interrupted = false;
@@ -912,7 +938,7 @@ TrainResult Trainer::fit_run() {
 
     std::string line = fmt::format("epoch {}/{}", s.epoch, epochs);
     for (const auto& [k, v] : row) {
-      if (k == "epoch") continue;
+      if (k == "epoch" || (std::isnan(v) && k.rfind("test_", 0) == 0)) continue;  // test split not due
       if (k == "lr") line += fmt::format("  lr {:.3g}", v);
       else if (k == "epoch_time_s") line += fmt::format("  {:.1f}s", v);
       else if (k == "images_per_s") line += fmt::format("  {:.0f} img/s", v);
@@ -927,7 +953,7 @@ TrainResult Trainer::fit_run() {
     if (s.rank == 0) {  // the other ranks hold the same weights
       if (improved) save_checkpoint(s.make_checkpoint(), (dir / "best.ckpt").string());
       if (s.epoch % every == 0 || s.finished) save_checkpoint(s.make_checkpoint(), (dir / "last.ckpt").string());
-      s.write_run_files();
+      s.write_run_files({}, {}, s.epoch % report_every == 0 || s.finished);
       s.save_status("running");
     }
     if (s.stopped_early)
@@ -955,6 +981,7 @@ TrainResult Trainer::fit_run() {
   if (!interrupted && s.rank == 0) r.test_metrics = s.final_test();
   else if (interrupted && !r.interrupt_signal)
     s.log->line(fmt::format("stopped after epoch {}; continue with: ember train --resume {}", s.epoch, s.run_dir));
+  if (interrupted && s.rank == 0) s.write_run_files();  // a stopped run's report is current (log.report_every)
   s.save_status(interrupted ? "interrupted" : "finished");
   return r;
 }
