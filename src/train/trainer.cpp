@@ -802,6 +802,11 @@ void Trainer::State::write_run_files(const std::vector<std::pair<std::string, do
   io::write_file_atomic((dir / "metrics.csv").string(), table.to_csv(), "metrics.csv");
   io::write_file_atomic((dir / "curves.svg").string(), curves_svg(table), "curves.svg");
   io::write_file_atomic((dir / "history.yaml").string(), history_yaml(history), "history.yaml");
+  // confusion.json: the test confusion matrix for `ember board`.
+  if (!confusion.empty())
+    io::write_file_atomic((dir / "confusion.json").string(),
+                          nlohmann::json{{"classes", data.info.class_names}, {"matrix", confusion}}.dump() + "\n",
+                          "confusion.json");
   ReportInput in;
   in.title = dir.filename().string();
   in.metrics = table;
