@@ -38,7 +38,7 @@ function el(tag,attrs,text){const e=document.createElement(tag);for(const k in a
 function svg(tag,attrs){const e=document.createElementNS("http://www.w3.org/2000/svg",tag);for(const k in attrs)e.setAttribute(k,attrs[k]);return e;}
 function color(name){const i=state.runs.findIndex(r=>r.run===name);return COLORS[(i<0?0:i)%COLORS.length];}
 async function get(path){const r=await fetch(path,{cache:"no-store"});if(!r.ok)throw new Error(path+": "+r.status);return r.json();}
-function fmt(v){if(v===null||v===undefined)return "-";if(typeof v!=="number")return String(v);return Math.abs(v)>=1000||Number.isInteger(v)?String(Math.round(v*1e4)/1e4):v.toPrecision(4);}
+function fmt(v){if(v===null||v===undefined)return "-";if(typeof v!=="number")return String(v);return Math.abs(v)>=1000||Number.isInteger(v)?String(Math.round(v)):v.toPrecision(4);}
 function drawRuns(){
   const box=document.getElementById("runs");box.replaceChildren();
   for(const r of state.runs){

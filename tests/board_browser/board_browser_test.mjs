@@ -1,7 +1,8 @@
 // `ember board` in a real browser (Debian's chromium, headless, driven by
 // playwright-core): the page loads and lists a finished run, a second run
 // started while the page is open appears, and its per-step curve gains a
-// point while it trains. Exits non-zero on any failure (never skips).
+// point while it trains; the finished run's report.html fits 1280 px.
+// Exits non-zero on any failure (never skips).
 //   node board_browser_test.mjs EMBER_BINARY SOURCE_DIR [CHROMIUM]
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -62,6 +63,15 @@ async function main() {
     await until(`the page lists ${firstRun}`, async () => (await listed(page)).includes(firstRun));
     if (await stepPoints(page, firstRun) < 1) throw new Error("the first run's per-step curve has no point");
     log(`listed ${firstRun} with ${await stepPoints(page, firstRun)} per-step points`);
+
+    // report.html of the finished run fits 1280 px (Note [report width]).
+    const report = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await report.goto("file://" + path.join(root, firstRun, "report.html"));
+    const width = await report.evaluate(() => document.documentElement.scrollWidth);
+    if (width > 1280) throw new Error(`report.html is ${width} px wide at a 1280 px window`);
+    log(`report.html is ${width} px wide at 1280 px`);
+    await report.screenshot({ path: path.join(os.tmpdir(), "ember_board_report.png"), fullPage: true });
+    await page.screenshot({ path: path.join(os.tmpdir(), "ember_board_page.png"), fullPage: true });
 
     // 4. A second, longer run appears while the page is open...
     const second = spawn(ember, trainArgs("second", ["data.limit_train=3000", "train.epochs=200"]),
