@@ -8,6 +8,7 @@
 //   ember eval CONFIG.yaml model.init_from=WEIGHTS [key=value ...] [--split test]
 //   ember runs [ROOT] [--json]
 //   ember info [RUN_DIR]   (this build, or what the run ran on: its env.json)
+//   ember board [ROOT] [--host 127.0.0.1] [--port 6006]
 //   mpirun -np N ember train CONFIG.yaml dist.enabled=true   (data parallel)
 // Exit codes: 0 success, 1 the run failed, 2 usage or configuration error
 // (train::ConfigError: a bad config file, key, value or range, or a data
@@ -28,6 +29,7 @@
 #include "ember/train/runs.h"
 #include "ember/train/trainer.h"
 #include "ember/train/zoo.h"
+#include "board_command.h"
 #include "convert_command.h"
 #include "info_command.h"
 #include "jit_commands.h"
@@ -163,6 +165,7 @@ int ember::cli::main(int argc, char** argv) {
   bool runs_json = false;
   runs_cmd->add_option("root", runs_root, "folder of run directories (the trainer's log.root)")->capture_default_str();
   runs_cmd->add_flag("--json", runs_json, "print a JSON array instead of a table");
+  cli::BoardCommand board_cmd(app);
 
   distributed::ProcessGroupPtr group;
   try {
@@ -198,6 +201,7 @@ int ember::cli::main(int argc, char** argv) {
       else std::cout << train::runs_table(runs);
       return kOk;
     }
+    if (auto rc = board_cmd.run()) return *rc;
     if (*train_cmd) {
       std::string command_line = "ember";
       for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];

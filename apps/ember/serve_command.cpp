@@ -17,12 +17,6 @@
 
 namespace ember::cli {
 
-namespace {
-
-
-// Blocks SIGINT and SIGTERM in this thread and every thread started after
-// (the server's), so that only the waiter below receives them and the stop
-// runs outside a signal handler.
 sigset_t block_stop_signals() {
   sigset_t set;
   sigemptyset(&set);
@@ -31,8 +25,6 @@ sigset_t block_stop_signals() {
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   return set;
 }
-
-}  // namespace
 
 ServeCommand::ServeCommand(CLI::App& app) {
   serve_ = app.add_subcommand("serve", "serve .ember models over HTTP (KServe/Triton inference protocol v2)");

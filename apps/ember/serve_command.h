@@ -4,6 +4,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <csignal>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +26,11 @@ class ServeCommand {
   serve::ServerOptions options_;
   std::string max_body_ = "16MiB";
 };
+
+// Blocks SIGINT and SIGTERM in this thread and every thread started after
+// (the server's), so that only a waiter calling sigwait receives them and
+// the stop runs outside a signal handler (`ember serve`, `ember board`).
+sigset_t block_stop_signals();
 
 // Called first in main: for `ember serve` without OMP_WAIT_POLICY, sets it
 // to PASSIVE and re-executes the program (Note [serve wait policy]).

@@ -7,6 +7,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string_view>
 
 #include "ember/core/error.h"
@@ -235,18 +237,21 @@ struct Panel {
   std::vector<Series> series;
 };
 
+// Panels side by side; x is the `x` column, or the row number from 1.
+std::string panels_svg(const MetricsTable& table, const std::vector<Panel>& panels, const std::string& x);
+
 std::string num(double v) { return fmt::format("{:.2f}", v); }
 
 // One panel at horizontal offset x0: frame, grid, tick labels, lines, legend.
-void draw_panel(std::string& out, const MetricsTable& table, const Panel& panel, double x0) {
+void draw_panel(std::string& out, const MetricsTable& table, const Panel& panel, const std::string& x, double x0) {
   const double px = x0 + kLeft, py = kTop;
   out += fmt::format("<g>\n<text x=\"{}\" y=\"18\" text-anchor=\"middle\" font-size=\"13\" font-weight=\"bold\">{}</text>\n",
                      num(x0 + kLeft + kPlotWidth / 2), escape(panel.title));
   out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#999\"/>\n", num(px),
                      num(py), num(kPlotWidth), num(kPlotHeight));
 
-  // x: the epoch column when there is one, else the row number from 1.
-  std::vector<double> xs = table.column("epoch");
+  // x: the x column when there is one, else the row number from 1.
+  std::vector<double> xs = table.column(x);
   if (xs.empty())
     for (size_t i = 0; i < table.size(); ++i) xs.push_back(static_cast<double>(i + 1));
 
@@ -288,8 +293,8 @@ void draw_panel(std::string& out, const MetricsTable& table, const Panel& panel,
     out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", num(sx(t)),
                        num(py + kPlotHeight + 16), escape(xa.label(t)));
   }
-  out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">epoch</text>\n", num(px + kPlotWidth / 2),
-                     num(py + kPlotHeight + 32));
+  out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", num(px + kPlotWidth / 2),
+                     num(py + kPlotHeight + 32), escape(x));
 
   for (const Series* s : present) {
     const std::vector<double> ys = table.column(s->name);
@@ -329,31 +334,53 @@ void draw_panel(std::string& out, const MetricsTable& table, const Panel& panel,
   out += "</g>\n";
 }
 
-}  // namespace
-
-std::string curves_svg(const MetricsTable& table) {
-  const std::vector<Panel> panels = {
-      {"Loss", {{"train_loss", "#1f77b4"}, {"val_loss", "#ff7f0e"}}},
-      {"Accuracy", {{"train_acc", "#1f77b4"}, {"val_acc", "#ff7f0e"}}},
-      {"Learning rate", {{"lr", "#2ca02c"}}},
-  };
+std::string panels_svg(const MetricsTable& table, const std::vector<Panel>& panels, const std::string& x) {
   const double width = kPanelWidth * static_cast<double>(panels.size());
   std::string out = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
       "font-family=\"sans-serif\" font-size=\"11\">\n<rect width=\"{0}\" height=\"{1}\" fill=\"white\"/>\n",
       num(width), num(kPanelHeight));
-  for (size_t i = 0; i < panels.size(); ++i) draw_panel(out, table, panels[i], kPanelWidth * static_cast<double>(i));
+  for (size_t i = 0; i < panels.size(); ++i)
+    draw_panel(out, table, panels[i], x, kPanelWidth * static_cast<double>(i));
   out += "</svg>\n";
   return out;
+}
+
+}  // namespace
+
+std::string curves_svg(const MetricsTable& table) {
+  return panels_svg(table,
+                    {
+                        {"Loss", {{"train_loss", "#1f77b4"}, {"val_loss", "#ff7f0e"}}},
+                        {"Accuracy / F1", {{"train_acc", "#1f77b4"}, {"val_acc", "#ff7f0e"}, {"val_f1", "#9467bd"}}},
+                        {"Learning rate", {{"lr", "#2ca02c"}}},
+                    },
+                    "epoch");
+}
+
+std::string steps_svg(const MetricsTable& steps) {
+  return panels_svg(steps,
+                    {
+                        {"Loss per step", {{"train_loss", "#1f77b4"}}},
+                        {"Accuracy per step", {{"train_acc", "#1f77b4"}}},
+                        {"Throughput (images/s)", {{"images_per_s", "#2ca02c"}}},
+                    },
+                    "step");
 }
 
 // ---- report_html ----
 
 namespace {
 
-constexpr std::string_view kStyle = R"(body { font-family: sans-serif; margin: 2em; color: #222; }
-table { border-collapse: collapse; margin: 0.5em 0 1.5em; }
-th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
+// Note [report width]: the page fits 1280 px: the body is capped, tables use
+// a small font, their headers wrap anywhere (long metric names), and a
+// table still wider scrolls inside its own box instead of widening the page.
+constexpr std::string_view kStyle = R"(body { font-family: sans-serif; margin: 1em auto; padding: 0 1em; color: #222; max-width: 1280px; box-sizing: border-box; }
+.wide { max-width: 100%; overflow-x: auto; }
+table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 12px; }
+th, td { border: 1px solid #ccc; padding: 0.2em 0.45em; text-align: right; }
+th { overflow-wrap: anywhere; max-width: 9em; }
+table.header td { text-align: left; max-width: 60em; overflow-wrap: anywhere; }
 th { background: #f3f3f3; }
 td.name, th.name { text-align: left; }
 td.dark { color: #fff; }
@@ -370,12 +397,51 @@ void append_name_value_table(std::string& out, const std::vector<std::pair<std::
 }
 
 void append_epoch_table(std::string& out, const MetricsTable& m) {
-  out += "<table>\n<tr>";
+  out += "<div class=\"wide\"><table>\n<tr>";
   for (const auto& c : m.columns()) out += fmt::format("<th>{}</th>", escape(c));
   out += "</tr>\n";
   for (const auto& r : m.rows()) {
     out += "<tr>";
     for (double v : r) out += fmt::format("<td>{}</td>", escape(display_number(v)));
+    out += "</tr>\n";
+  }
+  out += "</table></div>\n";
+}
+
+// "test_f1[Coat]" -> {"f1", "Coat"}; nullopt for a metric of the whole set.
+std::optional<std::pair<std::string, std::string>> per_class_name(const std::string& name) {
+  const size_t open = name.find('[');
+  if (name.rfind("test_", 0) != 0 || open == std::string::npos || name.back() != ']') return std::nullopt;
+  return std::make_pair(name.substr(5, open - 5), name.substr(open + 1, name.size() - open - 2));
+}
+
+// One row per class: precision, recall, F1 (and support from the confusion
+// matrix's row sums when there is one), in the order the classes come.
+void append_per_class(std::string& out, const ReportInput& in) {
+  std::vector<std::string> classes;
+  std::map<std::pair<std::string, std::string>, double> value;  // (class, metric)
+  for (const auto& [name, v] : in.final_metrics) {
+    const auto pc = per_class_name(name);
+    if (!pc) continue;
+    if (std::find(classes.begin(), classes.end(), pc->second) == classes.end()) classes.push_back(pc->second);
+    value[{pc->second, pc->first}] = v;
+  }
+  if (classes.empty()) return;
+  const bool support = in.confusion.size() == classes.size();
+  out += "<h2>Per class (test)</h2>\n<table>\n<tr><th class=\"name\">class</th><th>precision</th><th>recall</th>"
+         "<th>F1</th>";
+  out += support ? "<th>support</th></tr>\n" : "</tr>\n";
+  for (size_t i = 0; i < classes.size(); ++i) {
+    out += fmt::format("<tr><td class=\"name\">{}</td>", escape(classes[i]));
+    for (const char* m : {"precision", "recall", "f1"}) {
+      auto it = value.find({classes[i], m});
+      out += fmt::format("<td>{}</td>", it == value.end() ? "-" : fmt::format("{:.4f}", it->second));
+    }
+    if (support) {
+      int64_t total = 0;
+      for (int64_t v : in.confusion[i]) total += v;
+      out += fmt::format("<td>{}</td>", total);
+    }
     out += "</tr>\n";
   }
   out += "</table>\n";
@@ -419,16 +485,28 @@ std::string report_html(const ReportInput& input) {
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{0}</title>\n"
       "<style>\n{1}</style>\n</head>\n<body>\n<h1>{0}</h1>\n",
       title, kStyle);
+  if (!input.header.empty()) {
+    out += "<table class=\"header\">\n";
+    for (const auto& [name, value] : input.header)
+      out += fmt::format("<tr><th class=\"name\">{}</th><td>{}</td></tr>\n", escape(name), escape(value));
+    out += "</table>\n";
+  }
 
   out += "<h2>Curves</h2>\n";
   out += curves_svg(input.metrics);
+  if (input.steps.size() > 0) {
+    out += "<h2>Per-step curves</h2>\n";
+    out += steps_svg(input.steps);
+  }
 
-  if (!input.final_metrics.empty()) {
-    std::vector<std::pair<std::string, std::string>> rows;
-    for (const auto& [name, value] : input.final_metrics) rows.emplace_back(name, display_number(value));
+  std::vector<std::pair<std::string, std::string>> rows;
+  for (const auto& [name, value] : input.final_metrics)
+    if (!per_class_name(name)) rows.emplace_back(name, display_number(value));
+  if (!rows.empty()) {
     out += "<h2>Final metrics</h2>\n";
     append_name_value_table(out, rows, "value");
   }
+  append_per_class(out, input);
   if (!input.confusion.empty()) {
     out += "<h2>Confusion matrix</h2>\n";
     append_confusion(out, input.confusion, input.class_names);

@@ -39,6 +39,7 @@
 #include "ember/train/optim_setup.h"
 #include "ember/train/report.h"
 #include "ember/train/run_status.h"
+#include "ember/train/runs.h"
 #include "ember/train/zoo.h"
 #include "progress.h"
 
@@ -311,6 +312,7 @@ struct Trainer::State {
                        const std::vector<std::vector<int64_t>>& confusion = {},
                        bool report = true);  // false: metrics.csv and history.yaml only (log.report_every)
   std::vector<std::pair<std::string, double>> final_test();
+  std::vector<std::pair<std::string, std::string>> report_header() const;
   void record_command();
   std::vector<std::pair<std::string, std::string>> history_rows() const;
 };
@@ -825,11 +827,22 @@ void Trainer::State::write_run_files(const std::vector<std::pair<std::string, do
   // metrics.csv and history.yaml every time: a resume continues from them.
   io::write_file_atomic((dir / "metrics.csv").string(), table.to_csv(), "metrics.csv");
   io::write_file_atomic((dir / "history.yaml").string(), history_yaml(history), "history.yaml");
+  // confusion.json: the test confusion matrix for `ember board`.
+  if (!confusion.empty())
+    io::write_file_atomic((dir / "confusion.json").string(),
+                          nlohmann::json{{"classes", data.info.class_names}, {"matrix", confusion}}.dump() + "\n",
+                          "confusion.json");
   if (!report) return;
   io::write_file_atomic((dir / "curves.svg").string(), curves_svg(table), "curves.svg");
   ReportInput in;
   in.title = dir.filename().string();
+  in.header = report_header();
   in.metrics = table;
+  // steps.csv as written so far (flushed row by row); a report never fails over it.
+  if (fs::exists(dir / "steps.csv")) try {
+      in.steps = MetricsTable::from_csv(io::read_file((dir / "steps.csv").string()), "steps.csv");
+    } catch (const Error&) {
+    }
   in.final_metrics = final_metrics;
   in.confusion = confusion;
   in.class_names = data.info.class_names;
@@ -837,6 +850,24 @@ void Trainer::State::write_run_files(const std::vector<std::pair<std::string, do
   in.history = history_rows();
   in.environment = env;
   io::write_file_atomic((dir / "report.html").string(), report_html(in), "report.html");
+}
+
+// report.html's header: start, duration, command line, data sizes, versions.
+std::vector<std::pair<std::string, std::string>> Trainer::State::report_header() const {
+  auto env_value = [&](const std::string& key) {
+    for (const auto& [k, v] : env)
+      if (k == key) return v;
+    return std::string("?");
+  };
+  const std::string sizes =
+      fmt::format("{} train, {} validation, {} test", data.train ? data.train->size() : 0,
+                  data.val ? data.val->size() : 0, data.test ? data.test->size() : 0);
+  return {{"started", started},
+          {"duration", run_duration_text(seconds_before + seconds_since(process_start))},
+          {"command line", options.command_line.empty() ? "(C++ API)" : options.command_line},
+          {"data", sizes},
+          {"versions", fmt::format("ember {} ({}), oneDNN {}, {}", env_value("ember_version"),
+                                   env_value("git_commit"), env_value("onednn"), env_value("compiler"))}};
 }
 
 std::vector<std::pair<std::string, double>> Trainer::State::final_test() {

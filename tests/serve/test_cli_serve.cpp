@@ -6,6 +6,7 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <regex>
 #include <string>
 
@@ -128,6 +129,31 @@ TEST(CliServe, MissingModelFailsNamingTheFile) {
   const std::string& out = r.output;
   EXPECT_EQ(r.code, 1) << out;
   EXPECT_NE(out.find("/nonexistent/x.ember"), std::string::npos) << out;
+}
+
+// `ember board` as a process: prints its address, answers on loopback,
+// exits 0 on SIGTERM; a ROOT that is not a folder is a usage error (2).
+TEST(CliBoard, ServesRunsThenExitsZeroOnSigterm) {
+  fs::path root = fs::temp_directory_path() / fmt::format("ember_cli_board_{}", ::getpid());
+  fs::create_directories(root / "r1");
+  std::ofstream(root / "r1" / "config.yaml") << "train:\n  epochs: 2\n";
+  std::ofstream(root / "r1" / "metrics.csv") << "epoch,train_loss\n1,0.5\n";
+  Child c({"board", root.string(), "--port", "0"});
+  const std::string first = c.line();
+  std::smatch port;
+  ASSERT_TRUE(std::regex_search(first, port, std::regex(R"(at http://127\.0\.0\.1:(\d+)/)"))) << first;
+  httplib::Client client("127.0.0.1", std::stoi(port[1]));
+  auto r = client.Get("/api/metrics?run=r1");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->body, R"({"columns":["epoch","train_loss"],"rows":[[1.0,0.5]]})");
+  kill(c.pid, SIGTERM);
+  EXPECT_EQ(c.wait(), 0);
+  fs::remove_all(root);
+
+  ember::testing::CliResult bad = ember::testing::run_cli("board /nonexistent/ember_runs --port 0");
+  EXPECT_EQ(bad.code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("'/nonexistent/ember_runs' is not a folder"), std::string::npos) << bad.output;
 }
 
 }  // namespace

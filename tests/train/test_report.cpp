@@ -191,7 +191,7 @@ TEST(TrainReport, SvgIsWellFormedWithThreePanels) {
   const std::string svg = ember::train::curves_svg(sample_table(6));
   EXPECT_EQ(xml_problem(svg), "");
   EXPECT_EQ(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0), 0u);
-  for (const char* s : {">Loss<", ">Accuracy<", ">Learning rate<", ">train_loss<", ">val_loss<", ">train_acc<",
+  for (const char* s : {">Loss<", ">Accuracy / F1<", ">Learning rate<", ">train_loss<", ">val_loss<", ">train_acc<",
                         ">val_acc<", ">lr<", ">epoch<"})
     EXPECT_NE(svg.find(s), std::string::npos) << s;
   EXPECT_EQ(count_of(svg, "<polyline"), 5u);
@@ -301,4 +301,62 @@ TEST(TrainReport, HtmlRejectsInconsistentConfusion) {
   in = sample_report();
   in.confusion = {{1, 2}, {3}};
   expect_error([&] { ember::train::report_html(in); }, {"report_html", "square", "row 1"});
+}
+
+// Issue 19: a header (start, duration, command line, data sizes, versions),
+// per-step curves from steps.csv, a compact per-class table, and a page that
+// fits 1280 px (Note [report width]).
+TEST(TrainReport, HtmlHasHeaderStepCurvesAndPerClassTable) {
+  ReportInput in = sample_report();
+  in.header = {{"started", "2026-12-05T06:00:00Z"}, {"duration", "3m05s"}, {"command line", "ember train <x>.yaml"},
+               {"data", "300 train, 0 validation, 50 test"}, {"versions", "ember 0.1.0 (abc), oneDNN 3.0.0"}};
+  in.final_metrics.insert(in.final_metrics.end(), {{"test_precision[cat]", 0.75},
+                                                   {"test_recall[cat]", 0.8},
+                                                   {"test_f1[cat]", 0.5},
+                                                   {"test_precision[<dog>]", 0.25},
+                                                   {"test_recall[<dog>]", 0.9},
+                                                   {"test_f1[<dog>]", 0.125}});
+  in.steps.add_row({{"step", 10}, {"epoch", 1}, {"train_loss", 2.0}, {"train_acc", 0.3}, {"images_per_s", 800}});
+  in.steps.add_row({{"step", 20}, {"epoch", 1}, {"train_loss", 1.5}, {"train_acc", 0.5}, {"images_per_s", 900}});
+  in.steps.add_row({{"step", 30}, {"epoch", 2}, {"train_loss", 1.0}, {"train_acc", 0.6}, {"images_per_s", 950}});
+  const std::string html = ember::train::report_html(in);
+
+  // The header comes before the curves, escaped.
+  const size_t header = html.find("<table class=\"header\">");
+  ASSERT_NE(header, std::string::npos);
+  EXPECT_LT(header, html.find("<h2>Curves</h2>"));
+  for (const char* s : {"<th class=\"name\">started</th><td>2026-12-05T06:00:00Z</td>",
+                        "<th class=\"name\">duration</th><td>3m05s</td>",
+                        "<th class=\"name\">command line</th><td>ember train &lt;x&gt;.yaml</td>",
+                        "<th class=\"name\">data</th><td>300 train, 0 validation, 50 test</td>",
+                        "<th class=\"name\">versions</th><td>ember 0.1.0 (abc), oneDNN 3.0.0</td>"})
+    EXPECT_NE(html.find(s), std::string::npos) << s;
+
+  // Per-step curves: loss, accuracy and throughput against step, as steps_svg draws them.
+  const std::string steps = ember::train::steps_svg(in.steps);
+  EXPECT_EQ(xml_problem(steps), "");
+  EXPECT_NE(html.find("<h2>Per-step curves</h2>\n" + steps), std::string::npos);
+  for (const char* s : {">Loss per step<", ">Accuracy per step<", ">Throughput (images/s)<", ">step<", ">30<"})
+    EXPECT_NE(steps.find(s), std::string::npos) << s;
+  EXPECT_EQ(count_of(steps, "<polyline"), 3u);
+
+  // Per-class values leave the final-metrics table for one row per class,
+  // with the support from the confusion matrix's rows (10 and 10).
+  EXPECT_EQ(html.find("test_f1[cat]"), std::string::npos);
+  EXPECT_NE(html.find("<h2>Per class (test)</h2>"), std::string::npos);
+  EXPECT_NE(html.find("<tr><td class=\"name\">cat</td><td>0.7500</td><td>0.8000</td><td>0.5000</td><td>10</td></tr>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<tr><td class=\"name\">&lt;dog&gt;</td><td>0.2500</td><td>0.9000</td><td>0.1250</td><td>10</td>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<td class=\"name\">test_acc</td>"), std::string::npos);
+
+  // 1280 px: a capped body, and the wide per-epoch table scrolls in its own box.
+  EXPECT_NE(html.find("max-width: 1280px"), std::string::npos);
+  EXPECT_NE(html.find("<div class=\"wide\"><table>\n<tr><th>epoch</th>"), std::string::npos);
+  EXPECT_EQ(count_of(html, "<table"), count_of(html, "</table>"));
+  EXPECT_EQ(count_of(html, "<tr>") + count_of(html, "<tr "), count_of(html, "</tr>"));
+
+  // No steps: no per-step section.
+  in.steps = MetricsTable();
+  EXPECT_EQ(ember::train::report_html(in).find("Per-step curves"), std::string::npos);
 }

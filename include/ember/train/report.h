@@ -37,11 +37,20 @@ class MetricsTable {
 // accuracy (train_acc, val_acc) and learning rate (lr), against epoch.
 // Columns that are absent are skipped.
 std::string curves_svg(const MetricsTable& table);
+// The same for steps.csv, against step: loss (train_loss), accuracy
+// (train_acc) and throughput (images_per_s).
+std::string steps_svg(const MetricsTable& steps);
 
 struct ReportInput {
   std::string title;                   // run name
+  // The header under the title: start, duration, command line, data sizes,
+  // versions (name, value), in order.
+  std::vector<std::pair<std::string, std::string>> header;
   MetricsTable metrics;
-  std::vector<std::pair<std::string, double>> final_metrics;  // test metrics
+  MetricsTable steps;                  // steps.csv; may be empty
+  // Test metrics; per-class ones (test_f1[CLASS], test_precision[..],
+  // test_recall[..]) go to the per-class table.
+  std::vector<std::pair<std::string, double>> final_metrics;
   std::vector<std::vector<int64_t>> confusion;                // may be empty
   std::vector<std::string> class_names;
   std::string config_yaml;
