@@ -74,17 +74,20 @@ class Residual : public nn::Module {
 // unknown argument (an error naming the valid ones).
 class Args {
  public:
-  Args(std::string where, std::string layer, const YAML::Node& map) : where_(std::move(where)), layer_(std::move(layer)) {
+  Args(std::string where, std::string layer, std::vector<std::string> valid, const YAML::Node& map)
+      : where_(std::move(where)), layer_(std::move(layer)), valid_(std::move(valid)) {
     if (!map || map.IsNull()) return;
     if (!map.IsMap()) fail(fmt::format("the arguments of '{}' must be a mapping (e.g. {{p: 0.5}}), got '{}'", layer_,
                                        YAML::Dump(map)));
     for (const auto& kv : map) given_[kv.first.as<std::string>()] = kv.second;
+    check_known();
   }
   [[noreturn]] void fail(const std::string& what) const {
     throw ConfigError(fmt::format("{} ({}): {}", where_, layer_, what));
   }
-  bool has(const std::string& key) {
-    valid_.push_back(key);
+  bool has(const std::string& key) const {
+    EMBER_ASSERT(std::find(valid_.begin(), valid_.end(), key) != valid_.end(), "{}: '{}' is not in its argument list",
+                 layer_, key);
     return given_.count(key) > 0;
   }
   int64_t int_(const std::string& key, std::optional<int64_t> def = std::nullopt) {
@@ -101,8 +104,11 @@ class Args {
     return scalar<int64_t>(key, "an integer or [height, width]");
   }
   const YAML::Node& node(const std::string& key) { return given_.at(key); }
-  // Every given argument was read: else name the unknown one and the valid ones.
-  void finish() const {
+  const std::string& where() const { return where_; }
+
+ private:
+  // Every given argument is one of the layer's: else name it and the valid ones.
+  void check_known() const {
     for (const auto& [key, value] : given_)
       if (std::find(valid_.begin(), valid_.end(), key) == valid_.end()) {
         std::string hint = closest_name(key, valid_);
@@ -111,9 +117,6 @@ class Args {
                          valid_.empty() ? std::string("no arguments") : fmt::format("{}", fmt::join(valid_, ", "))));
       }
   }
-  const std::string& where() const { return where_; }
-
- private:
   [[noreturn]] int64_t missing(const std::string& key) const {
     fail(fmt::format("missing argument '{}' (e.g. {{{}: ...}})", key, key));
   }
@@ -162,7 +165,10 @@ int64_t inferred(Args& a, const std::string& key, int64_t actual) {
   return v;
 }
 
-using LayerBuilder = std::function<nn::ModulePtr(Args&, Walk&)>;
+struct LayerBuilder {
+  std::function<nn::ModulePtr(Args&, Walk&)> build;
+  std::vector<std::string> args;  // PyTorch's argument names, in its order
+};
 nn::ModulePtr build_layer(const YAML::Node& item, const std::string& where, Walk& w, int depth);
 std::shared_ptr<SequentialModel> build_list(const YAML::Node& list, const std::string& where, Walk& w, int depth);
 
@@ -241,40 +247,49 @@ nn::ModulePtr recurrent(Args& a, Walk& w) {
 }
 
 template <class M>
-LayerBuilder no_args() {
+std::function<nn::ModulePtr(Args&, Walk&)> no_args() {
   return [](Args&, Walk&) -> nn::ModulePtr { return std::make_shared<M>(); };
 }
 
 const std::map<std::string, LayerBuilder>& layer_table() {
+  using S = std::vector<std::string>;
+  const S pool = {"kernel_size", "stride", "padding"};
+  const S bn = {"num_features", "eps", "momentum", "affine", "track_running_stats"};
+  const S rnn = {"input_size", "hidden_size", "num_layers", "bias", "batch_first", "dropout", "bidirectional"};
   static const std::map<std::string, LayerBuilder> table = {
-      {"conv2d", conv2d},
-      {"batch_norm1d", [](Args& a, Walk& w) { return batch_norm<nn::BatchNorm1d>(a, w, false); }},
-      {"batch_norm2d", [](Args& a, Walk& w) { return batch_norm<nn::BatchNorm2d>(a, w, true); }},
-      {"max_pool2d", pool2d<nn::MaxPool2d>},
-      {"avg_pool2d", pool2d<nn::AvgPool2d>},
+      {"conv2d",
+       {conv2d, {"in_channels", "out_channels", "kernel_size", "stride", "padding", "dilation", "groups", "bias"}}},
+      {"batch_norm1d", {[](Args& a, Walk& w) { return batch_norm<nn::BatchNorm1d>(a, w, false); }, bn}},
+      {"batch_norm2d", {[](Args& a, Walk& w) { return batch_norm<nn::BatchNorm2d>(a, w, true); }, bn}},
+      {"max_pool2d", {pool2d<nn::MaxPool2d>, pool}},
+      {"avg_pool2d", {pool2d<nn::AvgPool2d>, pool}},
       {"adaptive_avg_pool2d",
-       [](Args& a, Walk& w) -> nn::ModulePtr {
-         require_dim(a, w.x, 4, "[N, C, H, W]");
-         return std::make_shared<nn::AdaptiveAvgPool2d>(a.pair("output_size"));
-       }},
+       {[](Args& a, Walk& w) -> nn::ModulePtr {
+          require_dim(a, w.x, 4, "[N, C, H, W]");
+          return std::make_shared<nn::AdaptiveAvgPool2d>(a.pair("output_size"));
+        },
+        {"output_size"}}},
       {"flatten",
-       [](Args& a, Walk&) -> nn::ModulePtr {
-         return std::make_shared<nn::Flatten>(a.int_("start_dim", 1), a.int_("end_dim", -1));
-       }},
-      {"linear", linear},
-      {"dropout", [](Args& a, Walk&) -> nn::ModulePtr { return std::make_shared<nn::Dropout>(a.float_("p", 0.5)); }},
-      {"relu", no_args<nn::ReLU>()},
-      {"tanh", no_args<nn::Tanh>()},
-      {"sigmoid", no_args<nn::Sigmoid>()},
-      {"silu", no_args<nn::SiLU>()},
-      {"gelu", no_args<nn::GELU>()},
+       {[](Args& a, Walk&) -> nn::ModulePtr {
+          return std::make_shared<nn::Flatten>(a.int_("start_dim", 1), a.int_("end_dim", -1));
+        },
+        {"start_dim", "end_dim"}}},
+      {"linear", {linear, {"in_features", "out_features", "bias"}}},
+      {"dropout",
+       {[](Args& a, Walk&) -> nn::ModulePtr { return std::make_shared<nn::Dropout>(a.float_("p", 0.5)); }, {"p"}}},
+      {"relu", {no_args<nn::ReLU>(), {}}},
+      {"tanh", {no_args<nn::Tanh>(), {}}},
+      {"sigmoid", {no_args<nn::Sigmoid>(), {}}},
+      {"silu", {no_args<nn::SiLU>(), {}}},
+      {"gelu", {no_args<nn::GELU>(), {}}},
       {"leaky_relu",
-       [](Args& a, Walk&) -> nn::ModulePtr {
-         return std::make_shared<nn::LeakyReLU>(a.float_("negative_slope", 0.01));
-       }},
-      {"embedding", embedding},
-      {"lstm", recurrent<nn::LSTM>},
-      {"gru", recurrent<nn::GRU>},
+       {[](Args& a, Walk&) -> nn::ModulePtr {
+          return std::make_shared<nn::LeakyReLU>(a.float_("negative_slope", 0.01));
+        },
+        {"negative_slope"}}},
+      {"embedding", {embedding, {"num_embeddings", "embedding_dim", "padding_idx"}}},
+      {"lstm", {recurrent<nn::LSTM>, rnn}},
+      {"gru", {recurrent<nn::GRU>, rnn}},
   };
   return table;
 }
@@ -330,15 +345,14 @@ nn::ModulePtr build_layer(const YAML::Node& item, const std::string& where, Walk
                                     hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint),
                                     fmt::join(names, ", ")));
     }
-    Args a(where, name, args);
+    Args a(where, name, it->second.args, args);
     try {
-      layer = it->second(a, w);
+      layer = it->second.build(a, w);
     } catch (const ConfigError&) {
       throw;
     } catch (const Error& e) {
       a.fail(e.what());  // a bad value the module itself refused (e.g. p=1.5)
     }
-    a.finish();
   }
   advance(w, *layer, where, name);
   return layer;
