@@ -37,7 +37,14 @@ struct Standardizer {
 Tensor parse_csv_numbers(std::istream& in, const std::string& context);
 
 struct CsvOptions {
-  std::string label_column;  // required: the header name of the label
+  // The label column: by header name, or by index when label_index is set
+  // (0 = first, -1 = last, as Python indexes).
+  std::string label_column;
+  std::optional<int64_t> label_index;
+  // Whether the first line is a header; unset: auto, a header when the label
+  // is chosen by name, else when a cell of the first line other than the
+  // label is not a number. Without a header the columns are named "0", "1", ...
+  std::optional<bool> header;
   char delimiter = ',';
   // Labels given as names ("cat") map to indices in sorted order; numeric
   // labels must be integers in [0, num_classes) when num_classes > 0.
