@@ -23,6 +23,8 @@ Schema data_schema() {
       {"data.test_file", ValueType::String, std::string(""), "test file (csv, text)"},
       {"data.label_column", ValueType::String, std::string("label"), "label column (csv): a header name, or an "
        "integer index (0 = first, -1 = last)"},
+      {"data.image_shape", ValueType::IntList, std::vector<int64_t>{}, "csv: [C, H, W] to reshape each row's "
+       "feature (pixel) columns into an image for the CNN models (empty: a flat row)", {}, "[1, inf)"},
       {"data.header", ValueType::String, std::string("auto"), "csv: whether the first line is a header (auto: yes "
        "when the label is named, else when a non-label cell of the first line is not a number); files may be "
        "gzip-compressed (.csv.gz)", {"auto", "true", "false"}},
@@ -188,6 +190,16 @@ Raw load_csv(const Config& c) {
   r.train = train;
   r.test = test;
   r.info.input_shape = {train->features().size(1)};
+  if (std::vector<int64_t> shape = c.get_int_list("data.image_shape"); !shape.empty()) {
+    int64_t n = 1;
+    for (int64_t s : shape) n *= s;
+    if (n != r.info.input_shape[0])
+      config_error(fmt::format("data.image_shape [{}] holds {} values, but '{}' has {} feature columns",
+                               fmt::join(shape, ", "), n, train_file, r.info.input_shape[0]));
+    train->set_sample_shape(shape);
+    test->set_sample_shape(shape);
+    r.info.input_shape = shape;
+  }
   if (opt.regression) {
     r.info.task = Task::Regression;
     r.info.num_classes = 1;  // one output

@@ -229,7 +229,17 @@ CsvDataset::CsvDataset(const std::string& path, CsvOptions options) {
 Sample CsvDataset::get(int64_t index) const {
   EMBER_CHECK_INDEX(index >= 0 && index < size(),
                     "CsvDataset: index {} is out of range for a dataset of size {}", index, size());
-  return Sample(features_.select(0, index), labels_.select(0, index));
+  Tensor x = features_.select(0, index);
+  return Sample(sample_shape_.empty() ? x : x.reshape(sample_shape_), labels_.select(0, index));
+}
+
+void CsvDataset::set_sample_shape(std::vector<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  EMBER_CHECK(!shape.empty() && n == features_.size(1),
+              "CsvDataset: a sample shape [{}] holds {} values, but the rows have {} feature columns",
+              fmt::join(shape, ", "), n, features_.size(1));
+  sample_shape_ = std::move(shape);
 }
 
 Tensor parse_csv_numbers(std::istream& in, const std::string& context) {

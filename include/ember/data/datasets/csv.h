@@ -68,6 +68,11 @@ class CsvDataset : public Dataset {
   // Names of the classes when labels were names (empty for numeric labels).
   const std::vector<std::string>& classes() const { return classes_; }
 
+  // Samples as images: get() returns each row's features viewed as `shape`
+  // ([C, H, W] for pixel columns), whose product must be the feature count.
+  void set_sample_shape(std::vector<int64_t> shape);
+  const std::vector<int64_t>& sample_shape() const { return sample_shape_; }
+
   // Fits on the given rows (the training split; all rows when empty).
   Standardizer fit_standardizer(const std::vector<int64_t>& rows = {}) const;
   // Replaces the features by standardized ones (fit on train, apply to all).
@@ -76,6 +81,7 @@ class CsvDataset : public Dataset {
  private:
   Tensor features_, labels_;
   std::vector<std::string> feature_names_, classes_;
+  std::vector<int64_t> sample_shape_;  // empty: [F]
 };
 
 }  // namespace ember::data
