@@ -671,6 +671,36 @@ YNodePtr parse_bounded(const std::string& yaml_text, const std::string& source) 
   return builder.root();
 }
 
+void emit_flow(YAML::Emitter& out, const YNode& n) {
+  switch (n.kind) {
+    case YNode::Kind::Null: out << YAML::Null; break;
+    case YNode::Kind::Scalar: out << n.scalar; break;
+    case YNode::Kind::Seq:
+      out << YAML::BeginSeq;
+      for (const YNodePtr& item : n.items) emit_flow(out, *item);
+      out << YAML::EndSeq;
+      break;
+    case YNode::Kind::Map:
+      out << YAML::BeginMap;
+      for (size_t i = 0; i + 1 < n.items.size(); i += 2) {
+        out << YAML::Key;
+        emit_flow(out, *n.items[i]);
+        out << YAML::Value;
+        emit_flow(out, *n.items[i + 1]);
+      }
+      out << YAML::EndMap;
+      break;
+  }
+}
+
+// A bounded sub-tree as one line of flow YAML (aliases already expanded).
+std::string flow_yaml(const YNode& n) {
+  YAML::Emitter out;
+  out << YAML::Flow;
+  emit_flow(out, n);
+  return out.c_str();
+}
+
 struct Flattener {
   const std::string& source;
   std::vector<YamlEntry>& out;
@@ -729,6 +759,10 @@ struct Flattener {
         defaults_list(v, k.mark);
       } else if (v.kind == YNode::Kind::Map) {
         map(v, full);
+      } else if (v.kind == YNode::Kind::Seq && k.scalar == "layers") {
+        // Note [layer lists]: model.layers is a list of mappings (one layer
+        // each); it stays a YAML sub-tree, kept as flow text for its model.
+        entry(full, flow_yaml(v), true, k.mark);
       } else if (v.kind == YNode::Kind::Seq) {
         std::vector<std::string> items;
         for (const YNodePtr& item : v.items) {

@@ -1,6 +1,7 @@
 // data.* options -> data sets (train/val/test) and loaders.
 #include "ember/train/data_setup.h"
 
+#include <charconv>
 #include <filesystem>
 
 #include "ember/data/data.h"
@@ -20,7 +21,13 @@ Schema data_schema() {
        "/usr/share/datasets/fashion-mnist; image_folder: a folder with train/ and test/ class folders)"},
       {"data.train_file", ValueType::String, std::string(""), "training file (csv, text)"},
       {"data.test_file", ValueType::String, std::string(""), "test file (csv, text)"},
-      {"data.label_column", ValueType::String, std::string("label"), "label column (csv)"},
+      {"data.label_column", ValueType::String, std::string("label"), "label column (csv): a header name, or an "
+       "integer index (0 = first, -1 = last)"},
+      {"data.image_shape", ValueType::IntList, std::vector<int64_t>{}, "csv: [C, H, W] to reshape each row's "
+       "feature (pixel) columns into an image for the CNN models (empty: a flat row)", {}, "[1, inf)"},
+      {"data.header", ValueType::String, std::string("auto"), "csv: whether the first line is a header (auto: yes "
+       "when the label is named, else when a non-label cell of the first line is not a number); files may be "
+       "gzip-compressed (.csv.gz)", {"auto", "true", "false"}},
       {"data.task", ValueType::String, std::string("classification"), "csv: class labels or numeric targets "
        "(regression: MSE loss, MSE/MAE metrics)", {"classification", "regression"}},
       {"data.val_fraction", ValueType::Float, 0.1, "fraction of the training set held out for validation",
@@ -141,11 +148,27 @@ Raw load_mnist(const Config& c, bool fashion) {
   return r;
 }
 
+// data.label_column: an integer is an index (0 = first, -1 = last), else a
+// header name; data.header: auto, true or false.
+void set_label_column(CsvOptions& opt, const Config& c) {
+  const std::string& label = c.get_string("data.label_column");
+  int64_t index = 0;
+  const char* end = label.data() + label.size();
+  auto [p, ec] = std::from_chars(label.data(), end, index);
+  if (!label.empty() && ec == std::errc() && p == end) opt.label_index = index;
+  else opt.label_column = label;
+  const std::string& header = c.get_string("data.header");
+  if (header != "auto") opt.header = header == "true";
+  if (opt.header == false && !opt.label_index)
+    config_error(fmt::format("data.header=false: choose data.label_column by index (0 = first, -1 = last), not by "
+                             "name ('{}')", label));
+}
+
 Raw load_csv(const Config& c) {
   require_file("data.train_file", c.get_string("data.train_file"));
   require_file("data.test_file", c.get_string("data.test_file"));
   CsvOptions opt;
-  opt.label_column = c.get_string("data.label_column");
+  set_label_column(opt, c);
   opt.regression = c.get_string("data.task") == "regression";
   const std::string& train_file = c.get_string("data.train_file");
   auto train = read_input<CsvDataset>("data.train_file", "", train_file, opt);
@@ -157,7 +180,7 @@ Raw load_csv(const Config& c) {
     if (max_label >= kMaxClasses)
       config_error(fmt::format("data.train_file: '{}' has label {} in column '{}': integer labels are class ids "
                                "0..K-1 (at most {} classes); use names for other labels",
-                               train_file, max_label, opt.label_column, kMaxClasses));
+                               train_file, max_label, c.get_string("data.label_column"), kMaxClasses));
     opt.num_classes = max_label + 1;
   }
   auto test = read_input<CsvDataset>("data.test_file", train_file, c.get_string("data.test_file"), opt);
@@ -167,6 +190,16 @@ Raw load_csv(const Config& c) {
   r.train = train;
   r.test = test;
   r.info.input_shape = {train->features().size(1)};
+  if (std::vector<int64_t> shape = c.get_int_list("data.image_shape"); !shape.empty()) {
+    int64_t n = 1;
+    for (int64_t s : shape) n *= s;
+    if (n != r.info.input_shape[0])
+      config_error(fmt::format("data.image_shape [{}] holds {} values, but '{}' has {} feature columns",
+                               fmt::join(shape, ", "), n, train_file, r.info.input_shape[0]));
+    train->set_sample_shape(shape);
+    test->set_sample_shape(shape);
+    r.info.input_shape = shape;
+  }
   if (opt.regression) {
     r.info.task = Task::Regression;
     r.info.num_classes = 1;  // one output

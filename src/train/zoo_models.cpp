@@ -1,5 +1,6 @@
 // The zoo's models, registered under their config names with their options.
 #include "ember/train/models.h"
+#include "ember/train/models_sequential.h"
 #include "ember/train/zoo.h"
 
 namespace ember::train {
@@ -125,10 +126,21 @@ ModelEntry transformer_entry() {
           }};
 }
 
+ModelEntry sequential_entry() {
+  return {"sequential", "layers listed in model.layers, with PyTorch's names and arguments (nn.Sequential's keys)",
+          Schema{{"model.layers", ValueType::String, std::string(""),
+                  "a YAML list, one layer an item: '- conv2d: {out_channels: 32, kernel_size: 3}', '- relu', "
+                  "'- residual: [...]'; input sizes are inferred"}},
+          [](const Config& c, const DataInfo& info) -> nn::ModulePtr {
+            return build_sequential(c.get_string("model.layers"), info);
+          }};
+}
+
 // Registered in order: the first is the default of `ember train --help`.
 const ModelRegistration kRegistrations[] = {ModelRegistration(cnn_entry()), ModelRegistration(mlp_entry()),
                                             ModelRegistration(resnet_entry()), ModelRegistration(lstm_entry()),
-                                            ModelRegistration(transformer_entry())};
+                                            ModelRegistration(transformer_entry()),
+                                            ModelRegistration(sequential_entry())};
 
 }  // namespace
 

@@ -117,3 +117,60 @@ TEST(DataCsv, NamedLabelWhereIntegerIdsAreExpectedIsRefused) {
   CsvDataset named(dir.file("names.csv"), opts("label"));
   EXPECT_EQ(named.classes(), (std::vector<std::string>{"0", "cat"}));
 }
+
+// data.label_column by index (0 = first, -1 = last), with or without a
+// header; auto detects a header by a non-numeric cell outside the label.
+TEST(DataCsv, LabelByIndexWithAndWithoutHeader) {
+  TempDir dir;
+  write_text(dir.file("plain.csv"), "0.5,1,2\n1.5,3,0\n");
+  CsvOptions last;
+  last.label_index = -1;
+  CsvDataset a(dir.file("plain.csv"), last);  // auto: no header
+  EXPECT_EQ(a.feature_names(), (std::vector<std::string>{"0", "1"}));
+  expect_values(a.features(), {2, 2}, {0.5, 1, 1.5, 3});
+  expect_values(a.labels(), {2}, {2, 0});
+  CsvOptions first;
+  first.label_index = 0;
+  CsvDataset b(dir.file("plain.csv"), first);
+  expect_values(b.features(), {2, 2}, {1, 2, 3, 0});
+  // Named labels without a header: the label cell does not make a header.
+  write_text(dir.file("names.csv"), "cat,1,2\ndog,3,4\n");
+  CsvDataset c(dir.file("names.csv"), first);
+  EXPECT_EQ(c.size(), 2);
+  EXPECT_EQ(c.classes(), (std::vector<std::string>{"cat", "dog"}));
+  // A header: auto finds it; header=false reads it as data (and fails on it).
+  write_text(dir.file("head.csv"), "x,y,label\n1,2,1\n3,4,0\n");
+  CsvDataset d(dir.file("head.csv"), last);
+  EXPECT_EQ(d.feature_names(), (std::vector<std::string>{"x", "y"}));
+  expect_values(d.labels(), {2}, {1, 0});
+  last.header = false;
+  expect_error([&] { CsvDataset(dir.file("head.csv"), last); }, {"head.csv", "line 1", "non-numeric value 'x'"});
+  // header=true on a file without one drops its first row.
+  last.header = true;
+  EXPECT_EQ(CsvDataset(dir.file("plain.csv"), last).size(), 1);
+  CsvOptions far;
+  far.label_index = 3;
+  expect_error([&] { CsvDataset(dir.file("plain.csv"), far); },
+               {"plain.csv", "line 1", "label column index 3 is out of range for 3 columns"});
+  far.label_index = -4;
+  expect_error([&] { CsvDataset(dir.file("plain.csv"), far); }, {"index -4 is out of range"});
+  CsvOptions named = opts("label");
+  named.header = false;
+  expect_error([&] { CsvDataset(dir.file("plain.csv"), named); }, {"plain.csv", "without a header", "by index"});
+}
+
+// .csv.gz is read through zlib (detail::read_file_bytes); a corrupt one names the file.
+TEST(DataCsv, GzipFilesAreReadDirectly) {
+  TempDir dir;
+  // gzip.compress(b"a,b,label\n1,2,0\n3,4,1\n", mtime=0), Python's gzip module.
+  const std::string bytes(
+      "\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\x03\x4b\xd4\x49\xd2\xc9\x49\x4c\x4a\xcd\xe1\x32\xd4\x31\xd2"
+      "\x31\xe0\x32\xd6\x31\xd1\x31\xe4\x02\x00\x48\x6b\xf7\xe6\x16\x00\x00\x00", 42);
+  write_text(dir.file("t.csv.gz"), bytes);
+  CsvDataset ds(dir.file("t.csv.gz"), opts("label"));
+  expect_values(ds.features(), {2, 2}, {1, 2, 3, 4});
+  expect_values(ds.labels(), {2}, {0, 1});
+  // The same bytes cut short: truncated gzip data.
+  write_text(dir.file("cut.csv.gz"), bytes.substr(0, bytes.size() / 2));
+  expect_error([&] { CsvDataset(dir.file("cut.csv.gz"), opts("label")); }, {"cut.csv.gz"});
+}

@@ -138,3 +138,47 @@ TEST(ConfigData, EveryStepSkippedAsNonFiniteFailsTheRun) {
   EXPECT_NE(out.str().find("skipped 4 steps with a non-finite loss"), std::string::npos) << out.str();
   EXPECT_FALSE(fs::exists(d / "run" / "best.ckpt"));  // nothing was trained, nothing is "best"
 }
+
+// data.label_column as an index and data.header through the config.
+TEST(ConfigData, CsvLabelByIndexAndHeaderKeys) {
+  fs::path d = fresh_dir("index");
+  std::string s;
+  for (int i = 0; i < 20; ++i) s += fmt::format("{},{},{}\n", i % 3, i % 7, (i * 3) % 5);
+  std::string plain = write(d / "plain.csv", s);  // label first, no header
+  DataBundle b = build_data(csv_config(plain, plain, {"data.label_column=0", "data.val_fraction=0"}));
+  EXPECT_EQ(b.info.input_shape, (std::vector<int64_t>{2}));
+  EXPECT_EQ(b.info.num_classes, 3);
+  EXPECT_EQ(b.train->size(), 20);
+  // The last column (0..4) as the label.
+  DataBundle last = build_data(csv_config(plain, plain, {"data.label_column=-1", "data.header=false",
+                                                          "data.val_fraction=0"}));
+  EXPECT_EQ(last.info.num_classes, 5);
+  // header=false with a label named: refused, naming the keys.
+  expect_error([&] { build_data(csv_config(plain, plain, {"data.header=false"})); },
+               {"data.header=false", "data.label_column", "by index"});
+  expect_error([&] { build_data(csv_config(plain, plain, {"data.label_column=5"})); },
+               {"data.train_file", "plain.csv", "index 5 is out of range for 3 columns"});
+  expect_error([&] { load_config("", {"data.header=maybe"}); }, {"data.header", "auto, true, false"});
+}
+
+// data.image_shape: pixel columns become [C, H, W] images, so a CNN reads them.
+TEST(ConfigData, CsvImageShapeReshapesPixelColumns) {
+  fs::path d = fresh_dir("image");
+  std::string s = "label";
+  for (int p = 0; p < 16; ++p) s += fmt::format(",p{}", p);
+  s += "\n";
+  for (int i = 0; i < 12; ++i) {
+    s += std::to_string(i % 2);
+    for (int p = 0; p < 16; ++p) s += fmt::format(",{}", (i * 16 + p) % 9);
+    s += "\n";
+  }
+  std::string f = write(d / "pixels.csv", s);
+  DataBundle b = build_data(csv_config(f, f, {"data.image_shape=[1, 4, 4]", "data.val_fraction=0"}));
+  EXPECT_EQ(b.info.input_shape, (std::vector<int64_t>{1, 4, 4}));
+  EXPECT_EQ(b.train->get(0)[0].tensor().sizes().vec(), (std::vector<int64_t>{1, 4, 4}));
+  Config cnn = load_config("", {"model.name=cnn", "model.channels=[2]", "model.hidden=4"});
+  EXPECT_EQ(build_model(cnn, b.info)->forward(b.train->get(0)[0].tensor().unsqueeze(0)).sizes().vec(),
+            (std::vector<int64_t>{1, 2}));
+  expect_error([&] { build_data(csv_config(f, f, {"data.image_shape=[1, 3, 4]"})); },
+               {"data.image_shape [1, 3, 4] holds 12 values", "pixels.csv", "16 feature columns"});
+}

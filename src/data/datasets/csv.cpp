@@ -82,27 +82,51 @@ bool is_blank(const std::string& line) { return line.find_first_not_of(" \t") ==
 }  // namespace
 
 CsvDataset::CsvDataset(const std::string& path, CsvOptions options) {
-  EMBER_CHECK(!options.label_column.empty(),
-              "CsvDataset: set CsvOptions::label_column to the header name of the label column "
+  EMBER_CHECK(!options.label_column.empty() || options.label_index,
+              "CsvDataset: set CsvOptions::label_column to the header name of the label column (or label_index) "
               "for '{}'", path);
   std::vector<std::string> lines = detail::read_lines(path);
   size_t first = 0;
   while (first < lines.size() && is_blank(lines[first])) ++first;
-  EMBER_CHECK(first < lines.size(), "CsvDataset: '{}' is empty; expected a header line", path);
+  EMBER_CHECK(first < lines.size(), "CsvDataset: '{}' is empty; expected a header line or rows", path);
   bool ok = true;
   std::vector<std::string> header = split_fields(lines[first], options.delimiter, ok);
   for (auto& h : header) h = trim(h);
-  EMBER_CHECK(ok, "CsvDataset: '{}' line {}: unterminated quote in the header", path, first + 1);
+  EMBER_CHECK(ok, "CsvDataset: '{}' line {}: unterminated quote in the first line", path, first + 1);
+  const auto columns = static_cast<int64_t>(header.size());
+  size_t label_col = 0;
+  if (options.label_index) {
+    const int64_t i = *options.label_index;
+    EMBER_CHECK(i >= -columns && i < columns,
+                "CsvDataset: '{}' line {}: label column index {} is out of range for {} columns (0 is the first, "
+                "-1 the last)", path, first + 1, i, columns);
+    label_col = static_cast<size_t>(i < 0 ? i + columns : i);
+  }
+  bool has_header = options.header.value_or(true);
+  if (!options.header && options.label_index) {
+    // auto: a header has a cell that is not a number (the label may be a name).
+    double d = 0;
+    has_header = false;
+    for (size_t c = 0; c < header.size(); ++c) has_header |= c != label_col && !parse_double(header[c], d);
+  }
+  EMBER_CHECK(has_header || options.label_index,
+              "CsvDataset: '{}': without a header the label column is chosen by index (0 = first, -1 = last), "
+              "not by name ('{}')", path, options.label_column);
+  if (!has_header)
+    for (size_t c = 0; c < header.size(); ++c) header[c] = std::to_string(c);
+  const size_t data_start = has_header ? first + 1 : first;
   for (size_t c = 0; c < header.size(); ++c)
     for (size_t d = 0; d < c; ++d)
       EMBER_CHECK(header[c] != header[d],
                   "CsvDataset: '{}' line {}: column name '{}' appears twice in the header (columns {} and {})", path,
                   first + 1, header[c], d + 1, c + 1);
-  auto label_it = std::find(header.begin(), header.end(), options.label_column);
-  EMBER_CHECK(label_it != header.end(),
-              "CsvDataset: '{}' has no column '{}' in its header; the columns are [{}]", path,
-              options.label_column, fmt::join(header, ", "));
-  const auto label_col = static_cast<size_t>(label_it - header.begin());
+  if (!options.label_index) {
+    auto label_it = std::find(header.begin(), header.end(), options.label_column);
+    EMBER_CHECK(label_it != header.end(), "CsvDataset: '{}' has no column '{}' in its header; the columns are [{}]",
+                path, options.label_column, fmt::join(header, ", "));
+    label_col = static_cast<size_t>(label_it - header.begin());
+  }
+  options.label_column = header[label_col];  // messages name it
   for (size_t c = 0; c < header.size(); ++c)
     if (c != label_col) feature_names_.push_back(header[c]);
   const size_t nf = feature_names_.size();
@@ -111,7 +135,7 @@ CsvDataset::CsvDataset(const std::string& path, CsvOptions options) {
   std::vector<float> feats;
   std::vector<std::string> label_text;
   std::vector<size_t> label_line;
-  for (size_t li = first + 1; li < lines.size(); ++li) {
+  for (size_t li = data_start; li < lines.size(); ++li) {
     if (is_blank(lines[li])) continue;
     const size_t line_no = li + 1;
     std::vector<std::string> fields = split_fields(lines[li], options.delimiter, ok);
@@ -205,7 +229,17 @@ CsvDataset::CsvDataset(const std::string& path, CsvOptions options) {
 Sample CsvDataset::get(int64_t index) const {
   EMBER_CHECK_INDEX(index >= 0 && index < size(),
                     "CsvDataset: index {} is out of range for a dataset of size {}", index, size());
-  return Sample(features_.select(0, index), labels_.select(0, index));
+  Tensor x = features_.select(0, index);
+  return Sample(sample_shape_.empty() ? x : x.reshape(sample_shape_), labels_.select(0, index));
+}
+
+void CsvDataset::set_sample_shape(std::vector<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  EMBER_CHECK(!shape.empty() && n == features_.size(1),
+              "CsvDataset: a sample shape [{}] holds {} values, but the rows have {} feature columns",
+              fmt::join(shape, ", "), n, features_.size(1));
+  sample_shape_ = std::move(shape);
 }
 
 Tensor parse_csv_numbers(std::istream& in, const std::string& context) {

@@ -37,7 +37,14 @@ struct Standardizer {
 Tensor parse_csv_numbers(std::istream& in, const std::string& context);
 
 struct CsvOptions {
-  std::string label_column;  // required: the header name of the label
+  // The label column: by header name, or by index when label_index is set
+  // (0 = first, -1 = last, as Python indexes).
+  std::string label_column;
+  std::optional<int64_t> label_index;
+  // Whether the first line is a header; unset: auto, a header when the label
+  // is chosen by name, else when a cell of the first line other than the
+  // label is not a number. Without a header the columns are named "0", "1", ...
+  std::optional<bool> header;
   char delimiter = ',';
   // Labels given as names ("cat") map to indices in sorted order; numeric
   // labels must be integers in [0, num_classes) when num_classes > 0.
@@ -61,6 +68,11 @@ class CsvDataset : public Dataset {
   // Names of the classes when labels were names (empty for numeric labels).
   const std::vector<std::string>& classes() const { return classes_; }
 
+  // Samples as images: get() returns each row's features viewed as `shape`
+  // ([C, H, W] for pixel columns), whose product must be the feature count.
+  void set_sample_shape(std::vector<int64_t> shape);
+  const std::vector<int64_t>& sample_shape() const { return sample_shape_; }
+
   // Fits on the given rows (the training split; all rows when empty).
   Standardizer fit_standardizer(const std::vector<int64_t>& rows = {}) const;
   // Replaces the features by standardized ones (fit on train, apply to all).
@@ -69,6 +81,7 @@ class CsvDataset : public Dataset {
  private:
   Tensor features_, labels_;
   std::vector<std::string> feature_names_, classes_;
+  std::vector<int64_t> sample_shape_;  // empty: [F]
 };
 
 }  // namespace ember::data
