@@ -18,8 +18,11 @@ namespace {
 
 std::string source(const std::string& rel) { return std::string(EMBER_SOURCE_DIR) + "/" + rel; }
 
+// One folder per test: ctest runs the tests of this file in parallel
+// processes, which must not delete each other's files.
 fs::path scratch() {
-  fs::path p = fs::temp_directory_path() / "ember_config_groups";
+  const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  fs::path p = fs::temp_directory_path() / ("ember_config_groups_" + std::string(test->name()));
   fs::remove_all(p);
   fs::create_directories(p / "model");
   return p;
