@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ember/ember.h"
+#include "ember/nn.h"
 
 namespace ember::testing {
 
@@ -37,6 +38,20 @@ void expect_error(F&& f, std::initializer_list<const char*> needles) {
     std::string msg = e.what();
     for (const char* n : needles) EXPECT_NE(msg.find(n), std::string::npos) << "message: " << msg << "\nmissing: " << n;
   }
+}
+
+// A module's state-dict keys joined with commas, in registration order.
+inline std::string keys_of(const nn::Module& m) {
+  std::string out;
+  for (const auto& [k, v] : m.state_dict()) out += (out.empty() ? "" : ",") + k;
+  return out;
+}
+
+// The number of parameter elements (PyTorch's sum(p.numel() for p in m.parameters())).
+inline int64_t numel_of(const nn::Module& m) {
+  int64_t n = 0;
+  for (const Tensor& p : m.parameters()) n += p.numel();
+  return n;
 }
 
 }  // namespace ember::testing

@@ -19,6 +19,7 @@
 
 #include "ember/ember.h"
 #include "ember/train/runs.h"
+#include "listener.h"
 
 namespace ember::serve {
 
@@ -96,8 +97,7 @@ std::string board_csv_json(const std::string& text) {
 struct Board::Impl {
   BoardOptions options;
   httplib::Server http;
-  std::atomic<bool> stop_requested{false}, serving{false};
-  int port = -1;
+  Listener listener{http, "board"};
 
   void routes();
   // The directory of the run named `name` under the root, or nullopt.
@@ -154,31 +154,10 @@ Board::Board(BoardOptions options) : impl_(std::make_unique<Impl>()) {
 
 Board::~Board() { stop(); }
 
-int Board::bind() {
-  const BoardOptions& o = impl_->options;
-  bool ok = o.port == 0 ? (impl_->port = impl_->http.bind_to_any_port(o.host)) > 0
-                        : impl_->http.bind_to_port(o.host, o.port) && (impl_->port = o.port) > 0;
-  EMBER_CHECK(ok, "board: cannot bind {}:{} (in use, or not an address of this machine)", o.host, o.port);
-  return impl_->port;
-}
+int Board::bind() { return impl_->listener.bind(impl_->options.host, impl_->options.port); }
 
-void Board::serve() {
-  EMBER_CHECK(impl_->port > 0, "board: call bind() before serve()");
-  impl_->serving = true;
-  if (!impl_->stop_requested) impl_->http.listen_after_bind();
-  impl_->serving = false;
-}
+void Board::serve() { impl_->listener.serve(); }
 
-void Board::stop() {
-  impl_->stop_requested = true;
-  // As Server::stop: serve() may not have entered httplib's accept loop yet.
-  while (impl_->serving) {
-    if (impl_->http.is_running()) {
-      impl_->http.stop();
-      return;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-}
+void Board::stop() { impl_->listener.stop(); }
 
 }  // namespace ember::serve

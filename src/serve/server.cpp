@@ -20,6 +20,7 @@
 #include <fmt/ranges.h>
 
 #include "ember/ember.h"
+#include "listener.h"
 #include "metrics.h"
 #include "model_worker.h"
 #include "protocol.h"
@@ -34,8 +35,7 @@ struct Server::Impl {
   std::map<std::string, std::unique_ptr<ModelWorker>> models;
   std::vector<std::string> names;  // in command-line order
   httplib::Server http;
-  std::atomic<bool> stop_requested{false}, serving{false};
-  int port = -1;
+  Listener listener{http, "serve"};
 
   void load(const std::vector<std::string>& paths);
   void routes();
@@ -215,33 +215,11 @@ Server::~Server() {
   stop();
 }
 
-int Server::bind() {
-  const ServerOptions& o = impl_->options;
-  bool ok = o.port == 0 ? (impl_->port = impl_->http.bind_to_any_port(o.host)) > 0
-                        : impl_->http.bind_to_port(o.host, o.port) && (impl_->port = o.port) > 0;
-  EMBER_CHECK(ok, "serve: cannot bind {}:{} (in use, or not an address of this machine)", o.host, o.port);
-  return impl_->port;
-}
+int Server::bind() { return impl_->listener.bind(impl_->options.host, impl_->options.port); }
 
-void Server::serve() {
-  EMBER_CHECK(impl_->port > 0, "serve: call bind() before serve()");
-  impl_->serving = true;
-  if (!impl_->stop_requested) impl_->http.listen_after_bind();
-  impl_->serving = false;
-}
+void Server::serve() { impl_->listener.serve(); }
 
-void Server::stop() {
-  impl_->stop_requested = true;
-  // serve() may be between its check and httplib's start of the accept loop:
-  // wait for that loop to run, since httplib's stop() only ends a running one.
-  while (impl_->serving) {
-    if (impl_->http.is_running()) {
-      impl_->http.stop();
-      return;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-}
+void Server::stop() { impl_->listener.stop(); }
 
 bool Server::running() const { return impl_->http.is_running(); }
 

@@ -10,10 +10,14 @@
 #include "ember/io/safetensors.h"
 #include "ember/train/models.h"
 #include "nn/reference.h"
+#include "test_util.h"
 
 using namespace ember;
 using namespace ember::testing;
 using namespace ember::train;
+
+using ember::testing::keys_of;
+using ember::testing::numel_of;
 
 namespace {
 
@@ -36,18 +40,6 @@ const ModelsReference& models_ref() {
 Tensor want(const std::string& key) { return models_ref().tensors.at(key).to(kFloat64); }
 Tensor want_int(const std::string& key) { return models_ref().tensors.at(key); }
 const std::string& meta(const std::string& key) { return models_ref().meta.at(key); }
-
-std::string keys_of(const nn::Module& m) {
-  std::string out;
-  for (const auto& [k, v] : m.state_dict()) out += (out.empty() ? "" : ",") + k;
-  return out;
-}
-
-int64_t numel_of(const nn::Module& m) {
-  int64_t n = 0;
-  for (const Tensor& p : m.parameters()) n += p.numel();
-  return n;
-}
 
 // Keys, parameter count and repr equal to the twin's; then the twin's state
 // (stored under "<name>.s.") loaded strictly into m, in float64.

@@ -21,19 +21,9 @@ using namespace ember::train;
 using ember::testing::expect_error;
 namespace fs = std::filesystem;
 
+using ember::testing::keys_of;
+using ember::testing::numel_of;
 namespace {
-
-std::string keys_of(const nn::Module& m) {
-  std::string out;
-  for (const auto& [k, v] : m.state_dict()) out += (out.empty() ? "" : ",") + k;
-  return out;
-}
-
-int64_t numel_of(const nn::Module& m) {
-  int64_t n = 0;
-  for (const Tensor& p : m.parameters()) n += p.numel();
-  return n;
-}
 
 DataInfo images(int64_t c, int64_t h, int64_t w, int64_t classes) {
   DataInfo info;
