@@ -358,11 +358,13 @@ TEST(Serve, TimedOutRequestIsRemovedNotRun) {
 }
 
 // The batcher was waiting on the cancelled request's deadline; the next
-// request gets its own full wait and an answer.
+// request gets its own full wait and an answer. The timeout must also cover
+// one model run of the second request on a loaded CI machine under ASan (a
+// 30 ms timeout failed there: 504 for the request that should have run).
 TEST(Serve, RequestsAfterACancelledOneStillRun) {
   ServerOptions o;
-  o.max_delay_us = 100000;
-  o.timeout_ms = 30;
+  o.max_delay_us = 5000000;  // the batcher waits for company far past the timeout
+  o.timeout_ms = 400;
   o.max_batch = 2;  // two rows answer at once, without waiting for the deadline
   RunningServer s({models().cnn}, o);
   runtime::Session ref(models().cnn);
