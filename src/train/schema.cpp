@@ -32,13 +32,17 @@ Schema base_schema() {
       {"schedule.name", ValueType::String, std::string("none"), "learning-rate schedule, stepped once per epoch "
        "(onecycle: per step; plateau: on the checkpoint metric)",
        {"none", "step", "multistep", "exponential", "cosine", "linear", "onecycle", "plateau"}},
-      {"schedule.warmup_epochs", ValueType::Int, int64_t{0}, "linear warmup epochs before the schedule",
-       {}, "[0, inf)"},
+      {"schedule.warmup_steps", ValueType::Int, int64_t{0}, "linear warm-up over this many optimizer steps, "
+       "scaling the schedule's lr", {}, "[0, inf)"},
+      {"schedule.warmup_epochs", ValueType::Int, int64_t{0}, "warm-up in epochs (counted in steps; or set "
+       "warmup_steps)", {}, "[0, inf)"},
+      {"schedule.warmup_max_fraction", ValueType::Float, 0.1, "warm-up is capped to this fraction of the run's "
+       "steps", {}, "[0, 1]"},
       {"schedule.warmup_start_factor", ValueType::Float, 0.1, "lr factor at the start of warmup", {}, "(0, 1]"},
       {"schedule.step_size", ValueType::Int, int64_t{10}, "epochs per decay (step)", {}, "[1, inf)"},
       {"schedule.gamma", ValueType::Float, 0.1, "decay factor (step, multistep, exponential)", {}, "[0, inf)"},
       {"schedule.milestones", ValueType::IntList, I{}, "epochs at which to decay (multistep)", {}, "[0, inf)"},
-      {"schedule.t_max", ValueType::Int, int64_t{0}, "cosine period in epochs (0: train.epochs minus warmup)",
+      {"schedule.t_max", ValueType::Int, int64_t{0}, "cosine period in epochs (0: train.epochs)",
        {}, "[0, inf)"},
       {"schedule.eta_min", ValueType::Float, 0.0, "minimum lr (cosine)", {}, "[0, inf)"},
       {"schedule.end_factor", ValueType::Float, 0.0, "final lr factor (linear)", {}, "[0, 1]"},
@@ -76,8 +80,8 @@ Schema base_schema() {
        "(falls back to train_loss without a validation split)"},
       {"train.checkpoint.mode", ValueType::String, std::string("auto"), "min, max, or auto",
        {"auto", "min", "max"}},
-      {"train.checkpoint.every", ValueType::Int, int64_t{1}, "write last.ckpt every N epochs (and at the end)",
-       {}, "[1, inf)"},
+      {"train.checkpoint.every", ValueType::Int, int64_t{1}, "write last.ckpt every N epochs (0: only at the end; "
+       "also when the run stops early or is interrupted)", {}, "[0, inf)"},
       {"train.eval_test_every", ValueType::Int, int64_t{0}, "also evaluate the test split every N epochs with the "
        "current weights (test_* columns in metrics.csv, nan in the other epochs; 0: only at the end, with best.ckpt)",
        {}, "[0, inf)"},

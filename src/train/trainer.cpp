@@ -622,6 +622,10 @@ void Trainer::State::setup() {
                         version(), c.get_string("model.name"), count_parameters(*model), data.train->size(),
                         data.val ? data.val->size() : 0, data.test->size(), get_num_threads()));
   log->line(fmt::format("run directory: {}", run_dir));
+  if (schedule->warmup_steps_requested() > 0 && epoch == 0)
+    log->line(fmt::format("warm-up: {} optimizer steps, not the {} asked for (capped to schedule.warmup_max_fraction "
+                          "= {} of the run)", schedule->warmup_steps(), schedule->warmup_steps_requested(),
+                          c.get_float("schedule.warmup_max_fraction")));
   if (world > 1)
     log->line(fmt::format("data parallel: rank {} of {} ({}) | data.batch_size {} per rank, global batch {} | {} "
                           "train samples per rank per epoch{}",
@@ -921,7 +925,9 @@ TrainResult Trainer::fit_run() {
   if (s.world > 1) signals.reset();
   const Config& c = s.config;
   const int64_t epochs = c.get_int("train.epochs");
-  const int64_t every = std::max<int64_t>(1, c.get_int("train.checkpoint.every"));
+  // last.ckpt every N epochs; 0: only at the end, or when the run stops.
+  const int64_t every = c.get_int("train.checkpoint.every");
+  auto last_due = [every](int64_t epoch) { return every > 0 && epoch % every == 0; };
   const int64_t report_every = c.get_int("log.report_every");  // curves.svg, report.html
   const fs::path dir(s.run_dir);
   int64_t ran = 0;
@@ -983,7 +989,7 @@ TrainResult Trainer::fit_run() {
 
     if (s.rank == 0) {  // the other ranks hold the same weights
       if (improved) save_checkpoint(s.make_checkpoint(), (dir / "best.ckpt").string());
-      if (s.epoch % every == 0 || s.finished) save_checkpoint(s.make_checkpoint(), (dir / "last.ckpt").string());
+      if (last_due(s.epoch) || s.finished) save_checkpoint(s.make_checkpoint(), (dir / "last.ckpt").string());
       s.write_run_files({}, {}, s.epoch % report_every == 0 || s.finished);
       s.save_status("running");
     }
@@ -993,11 +999,13 @@ TrainResult Trainer::fit_run() {
                               s.early->tracker().best_epoch()));
     ++ran;
     if (signals && InterruptGuard::requested() && !s.finished) {
-      if (s.epoch % every != 0) save_checkpoint(s.make_checkpoint(), (dir / "last.ckpt").string());
+      if (!last_due(s.epoch)) save_checkpoint(s.make_checkpoint(), (dir / "last.ckpt").string());
       stop_for_signal();
       break;
     }
     if (!s.finished && s.options.stop_after_epochs > 0 && ran >= s.options.stop_after_epochs) {
+      // The resume point is this epoch, whatever train.checkpoint.every says.
+      if (s.rank == 0 && !last_due(s.epoch)) save_checkpoint(s.make_checkpoint(), (dir / "last.ckpt").string());
       interrupted = true;
       break;
     }

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "ember/train/checkpoint.h"
 #include "ember/train/config.h"
 #include "ember/train/report.h"
 #include "ember/train/trainer.h"
@@ -104,5 +105,44 @@ TEST(ReportEvery, ReportEveryNEpochsMetricsEveryEpoch) {
   EXPECT_TRUE(fs::exists(dir / "report.html"));
   EXPECT_TRUE(fs::exists(dir / "curves.svg"));
   EXPECT_EQ(metrics_of(dir).size(), 3u);
+  fs::remove_all(dir);
+}
+
+// train.checkpoint.every: last.ckpt every N epochs and at the end; 0 writes
+// it only at the end ("only best and final"), and a run stopped after some
+// epochs (stop_after_epochs, as a scheduler's time limit) still leaves its
+// resume point, whatever N is.
+TEST(CheckpointEvery, EveryNEpochsZeroOnlyAtTheEndAndAlwaysWhenStopped) {
+  const fs::path dir = fs::temp_directory_path() / "ember_checkpoint_every";
+  auto last_ckpt_at_each_epoch = [&](const std::string& every, int64_t stop_after) {
+    fs::remove_all(dir);
+    Config c = tiny(4, 0);
+    c.set_text("train.checkpoint.every", every);
+    std::ostringstream out;
+    TrainOptions o;
+    o.out = &out;
+    o.run_dir = dir.string();
+    o.stop_after_epochs = stop_after;
+    std::vector<int64_t> seen;  // last.ckpt's epoch at each epoch's first batch (-1: none)
+    o.on_batch_end = [&](int64_t, int64_t batch) {
+      if (batch != 0) return;
+      seen.push_back(fs::exists(dir / "last.ckpt") ? load_checkpoint((dir / "last.ckpt").string()).epoch : -1);
+    };
+    Trainer(c, o).fit();
+    seen.push_back(load_checkpoint((dir / "last.ckpt").string()).epoch);  // after the run
+    EXPECT_TRUE(fs::exists(dir / "best.ckpt"));
+    return seen;
+  };
+  EXPECT_EQ(last_ckpt_at_each_epoch("1", 0), (std::vector<int64_t>{-1, 1, 2, 3, 4}));
+  EXPECT_EQ(last_ckpt_at_each_epoch("3", 0), (std::vector<int64_t>{-1, -1, -1, 3, 4}));
+  EXPECT_EQ(last_ckpt_at_each_epoch("0", 0), (std::vector<int64_t>{-1, -1, -1, -1, 4}));
+  EXPECT_EQ(last_ckpt_at_each_epoch("0", 2), (std::vector<int64_t>{-1, -1, 2}));
+  // The stopped run resumes from that point and finishes.
+  std::ostringstream out;
+  TrainOptions o;
+  o.out = &out;
+  TrainResult r = Trainer::resume(dir.string(), o).fit();
+  EXPECT_TRUE(r.finished);
+  EXPECT_EQ(r.epochs_completed, 4);
   fs::remove_all(dir);
 }
