@@ -244,6 +244,10 @@ void check_range(const OptionSpec& spec, const Value& v, std::string_view origin
       config_error(with_origin(origin, fmt::format("config key '{}' needs {} values, got {} ({})", spec.key,
                                                    spec.list_size, n, value_to_text(v))));
   }
+  if (spec.rule) {
+    if (std::string why = spec.rule(v); !why.empty())
+      config_error(with_origin(origin, fmt::format("config key '{}': {}", spec.key, why)));
+  }
 }
 
 bool value_matches(ValueType t, const Value& v) {

@@ -59,17 +59,27 @@ ModelEntry cnn_entry() {
           }};
 }
 
+std::string resnet_depth_rule(const Value& v) {
+  const int64_t depth = std::get<int64_t>(v);
+  if (depth == 50 || depth == 101 || depth == 152)
+    return fmt::format("ResNet-{} is torchvision's bottleneck net, which the zoo does not have; expected 18, 34 or "
+                       "6n + 2 (8, 14, 20, 32, 44, 56, 110, ...)", depth);
+  if (!is_resnet_depth(depth))
+    return fmt::format("expected 18, 34 or 6n + 2 (8, 14, 20, 32, 44, 56, 110, ...), got {}", depth);
+  return "";
+}
+
 ModelEntry resnet_entry() {
-  return {"resnet", "ResNet-18/34 for small images (3x3 stem, no max-pool)",
-          Schema{{"model.depth", ValueType::Int, int64_t{18}, "18 or 34", {}, "[18, 34]"},
-                 {"model.width", ValueType::Int, int64_t{64}, "channels of the first stage (then 2x, 4x, 8x)",
-                  {}, "[1, inf)"}},
+  return {"resnet", "ResNet for small images (3x3 stem, no max-pool): 18/34, or 6n+2 (20, 56, ...) in three stages",
+          Schema{{"model.depth", ValueType::Int, int64_t{18},
+                  "18 or 34 (four stages), or 6n + 2: 8, 14, 20, 32, 44, 56, 110 (three stages)", {}, "[8, 10000]", 0,
+                  resnet_depth_rule},
+                 {"model.width", ValueType::Int, int64_t{0},
+                  "channels of the first stage, doubling per stage (0: 64 for 18/34, 16 for 6n + 2)", {}, "[0, inf)"}},
           [](const Config& c, const DataInfo& info) -> nn::ModulePtr {
             require_image(info, "resnet");
             ResNetOptions o;
-            o.depth = c.get_int("model.depth");
-            if (o.depth != 18 && o.depth != 34)
-              throw ConfigError(fmt::format("model.depth must be 18 or 34, got {}", o.depth));
+            o.depth = c.get_int("model.depth");  // resnet_depth_rule checked it
             o.in_channels = info.input_shape[0];
             o.num_classes = info.num_classes;
             o.width = c.get_int("model.width");

@@ -75,9 +75,13 @@ class BasicBlock(nn.Module):  # torchvision.models.resnet.BasicBlock
 
 class ResNet(nn.Module):  # torchvision's, CIFAR stem: 3x3 stride-1 conv1, no maxpool
     # (ReLU() without inplace=True in both classes: Ember's ReLU has no such flag, and reprs are compared)
-    def __init__(self, depth=18, in_channels=3, num_classes=10, width=64):
+    # depth 6n + 2: He et al. (2016) 4.2's CIFAR nets, three stages of n
+    # blocks (projection shortcuts, option B), width 16.
+    def __init__(self, depth=18, in_channels=3, num_classes=10, width=None):
         super().__init__()
-        blocks = {18: [2, 2, 2, 2], 34: [3, 4, 6, 3]}[depth]
+        cifar = depth not in (18, 34)
+        blocks = [(depth - 2) // 6] * 3 if cifar else {18: [2, 2, 2, 2], 34: [3, 4, 6, 3]}[depth]
+        width = width or (16 if cifar else 64)
         self.conv1 = nn.Conv2d(in_channels, width, 3, 1, 1, bias=False)
         self.bn1 = nn.BatchNorm2d(width)
         self.relu = nn.ReLU()
@@ -85,9 +89,9 @@ class ResNet(nn.Module):  # torchvision's, CIFAR stem: 3x3 stride-1 conv1, no ma
         self.layer1 = self._make_layer(width, blocks[0], 1)
         self.layer2 = self._make_layer(2 * width, blocks[1], 2)
         self.layer3 = self._make_layer(4 * width, blocks[2], 2)
-        self.layer4 = self._make_layer(8 * width, blocks[3], 2)
+        self.layer4 = None if cifar else self._make_layer(8 * width, blocks[3], 2)
         self.avgpool = nn.AdaptiveAvgPool2d((1, 1))
-        self.fc = nn.Linear(8 * width, num_classes)
+        self.fc = nn.Linear(self.inplanes, num_classes)
 
     def _make_layer(self, planes, n, stride):
         layers = []
@@ -98,7 +102,9 @@ class ResNet(nn.Module):  # torchvision's, CIFAR stem: 3x3 stride-1 conv1, no ma
 
     def forward(self, x):
         x = self.relu(self.bn1(self.conv1(x)))
-        x = self.layer4(self.layer3(self.layer2(self.layer1(x))))
+        x = self.layer3(self.layer2(self.layer1(x)))
+        if self.layer4 is not None:
+            x = self.layer4(x)
         return self.fc(torch.flatten(self.avgpool(x), 1))
 
 
@@ -244,6 +250,26 @@ for name, model in [("w1", make_model()), ("resnet18", ResNet(18, 3, 10)),
 META["resnet34.keys"] = ",".join(ResNet(34, 3, 10).state_dict().keys())
 META["resnet34.numel"] = str(sum(p.numel() for p in ResNet(34, 3, 10).parameters()))
 
+# ResNet-20 (6n + 2, three stages): keys, count and repr; appended last so
+# the tensors above keep their random draws.
+META["resnet20.keys"] = ",".join(ResNet(20, 3, 10).state_dict().keys())
+META["resnet20.numel"] = str(sum(p.numel() for p in ResNet(20, 3, 10).parameters()))
+META["resnet20.repr"] = repr(ResNet(20, 3, 10))
+# ResNet-8 (one block per stage), width 2, 3 channels, 8x8, 5 classes, in
+# TRAIN mode: output, input gradient, running stats after.
+m = ResNet(8, 3, 5, width=2)
+prepare("resnet8", m)
+m.train()
+x = rand_input(3, 3, 8, 8).requires_grad_()
+put("resnet8.x", x, f32=True)
+y = m(x)
+put("resnet8.y", y)
+gy = rand_input(*y.shape)
+put("resnet8.gy", gy, f32=True)
+(y * gy).sum().backward()
+put("resnet8.gx", x.grad)
+for k in ["bn1.running_var", "layer3.0.downsample.1.running_mean", "layer3.0.bn2.running_var"]:
+    put(f"resnet8.after.{k}", m.state_dict()[k])
 
 # ---- write safetensors ----
 def write(path):

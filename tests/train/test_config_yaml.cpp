@@ -187,7 +187,11 @@ TEST(ConfigRange, RangesMatchWhatTheTrainerAccepts) {
   expect_error([] { load_config("", {"model.name=mlp", "model.dropout=1"}); },
                {"'model.dropout' must be in [0, 1), got 1"});
   expect_error([] { load_config("", {"model.name=resnet", "model.depth=50"}); },
-               {"'model.depth' must be in [18, 34], got 50"});
+               {"config key 'model.depth': ResNet-50 is torchvision's bottleneck net"});
+  expect_error([] { load_config("", {"model.name=resnet", "model.depth=21"}); },
+               {"config key 'model.depth': expected 18, 34 or 6n + 2 (8, 14, 20, 32, 44, 56, 110, ...), got 21"});
+  expect_error([] { load_config("", {"model.name=resnet", "model.depth=2"}); },
+               {"'model.depth' must be in [8, 10000], got 2"});
   Config c = load_config("", {"optim.betas=[0.5, 0.6]"});
   EXPECT_EQ(c.get_float_list("optim.betas"), (std::vector<double>{0.5, 0.6}));
 }

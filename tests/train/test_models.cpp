@@ -107,6 +107,22 @@ TEST(TrainModels, ResNetMatchesPyTorchInTrainModeWithInputGradient) {
     expect_close(s.at(k), want("resnet.after." + k), "resnet " + k, 1e-9, 1e-12);
 }
 
+// ResNet-8 (6n + 2, n = 1: three stages, no layer4) against its PyTorch twin.
+TEST(TrainModels, CifarResNetMatchesPyTorchInTrainModeWithInputGradient) {
+  ResNet m({.depth = 8, .in_channels = 3, .num_classes = 5, .width = 2});
+  EXPECT_EQ(m.layer4, nullptr);
+  load_twin(m, "resnet8");
+  m.train();
+  Tensor x = want("resnet8.x").requires_grad_();
+  Tensor y = m.forward(x);
+  expect_close(y, want("resnet8.y"), "resnet8 output", 1e-9, 1e-11);
+  (y * want("resnet8.gy")).sum().backward();
+  expect_close(x.grad(), want("resnet8.gx"), "resnet8 grad of input", 1e-8, 1e-11);
+  StateDict s = m.state_dict();
+  for (const std::string k : {"bn1.running_var", "layer3.0.downsample.1.running_mean", "layer3.0.bn2.running_var"})
+    expect_close(s.at(k), want("resnet8.after." + k), "resnet8 " + k, 1e-9, 1e-12);
+}
+
 TEST(TrainModels, LSTMClassifierMatchesPyTorchWithGradients) {
   LSTMClassifier m(lstm_options());
   load_twin(m, "lstm");
@@ -146,6 +162,12 @@ TEST(TrainModels, W1CNNIsTheAnchorModel) {
   EXPECT_EQ(m.forward(zeros({2, 1, 28, 28})).sizes().vec(), (std::vector<int64_t>{2, 10}));
 }
 
+int64_t count_blocks(const ResNet& r) {
+  int64_t n = 0;
+  for (const auto& m : r.modules()) n += dynamic_cast<const BasicBlock*>(m.get()) != nullptr;
+  return n;
+}
+
 TEST(TrainModels, ResNetKeysCountsAndReprAreTorchvisions) {
   ResNet r18(ResNetOptions{});
   EXPECT_EQ(keys_of(r18), meta("resnet18.keys"));
@@ -159,6 +181,20 @@ TEST(TrainModels, ResNetKeysCountsAndReprAreTorchvisions) {
   ResNet r34({.depth = 34});
   EXPECT_EQ(keys_of(r34), meta("resnet34.keys"));
   EXPECT_EQ(std::to_string(numel_of(r34)), meta("resnet34.numel"));
+  // ResNet-20 (He et al. 2016, 4.2): 16-32-64 channels, 3 blocks per stage.
+  // The paper's 0.27M parameters (269,722 with zero-padding shortcuts) plus
+  // the two 1x1 projections and their BatchNorms: 512 + 64 + 2,048 + 128.
+  ResNet r20({.depth = 20});
+  EXPECT_EQ(keys_of(r20), meta("resnet20.keys"));
+  EXPECT_EQ(numel_of(r20), 269722 + 512 + 64 + 2048 + 128);
+  EXPECT_EQ(std::to_string(numel_of(r20)), meta("resnet20.numel"));
+  EXPECT_EQ(r20.repr(), meta("resnet20.repr"));
+  const double he_std20 = std::sqrt(2.0 / (64 * 3 * 3));
+  EXPECT_NEAR(r20.layer3->get_submodule("2.conv2")->state_dict().at("weight").std().item<double>(), he_std20,
+              0.03 * he_std20);
+  EXPECT_EQ(r20.forward(zeros({2, 3, 32, 32})).sizes().vec(), (std::vector<int64_t>{2, 10}));
+  EXPECT_EQ(count_blocks(ResNet({.depth = 56})), 27);
+  EXPECT_EQ(count_blocks(ResNet({.depth = 110, .width = 1})), 54);
 }
 
 TEST(TrainModels, MLPDefaultLayoutAndRepr) {
@@ -225,7 +261,8 @@ TEST(TrainModels, ErrorsNameTheModelAndShapes) {
   CNN cnn(CNNOptions{});
   expect_error([&] { cnn.forward(zeros({2, 3, 32, 32})); }, {"CNN", "[B, 1, 28, 28]", "[2, 3, 32, 32]"});
   expect_error([] { CNN({.height = 30}); }, {"CNN", "multiples of 4", "30x28"});
-  expect_error([] { ResNet({.depth = 50}); }, {"ResNet", "18 or 34", "50"});
+  expect_error([] { ResNet({.depth = 50}); }, {"ResNet", "18, 34 or 6n + 2", "50"});
+  expect_error([] { ResNet({.depth = 21}); }, {"ResNet", "18, 34 or 6n + 2", "21"});
   MLP mlp({.in_features = 12, .hidden = {4}, .out_features = 2});
   expect_error([&] { mlp.forward(zeros({2, 13})); }, {"MLP", "12", "[2, 13]"});
   LSTMClassifier lstm(lstm_options());

@@ -42,6 +42,9 @@ struct OptionSpec {
   std::vector<std::string> choices = {};
   std::string range = {};
   size_t list_size = 0;
+  // A rule the range cannot say (ResNet's 18, 34 or 6n + 2): the reason a
+  // value is refused, or "" when it is accepted; checked with the range.
+  std::string (*rule)(const Value& value) = nullptr;
 };
 
 class Schema {

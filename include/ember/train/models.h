@@ -78,11 +78,17 @@ class CNN : public nn::Sequential {
 // ---- ResNet (CIFAR-style) ----
 
 struct ResNetOptions {
-  int64_t depth = 18;  // 18 ([2, 2, 2, 2] blocks) or 34 ([3, 4, 6, 3])
+  // 18 ([2, 2, 2, 2] blocks) or 34 ([3, 4, 6, 3]): torchvision's four
+  // stages; or 6n + 2 (8, 14, 20, 32, 44, 56, 110): He et al. (2016)
+  // section 4.2's three stages of n blocks for 32x32 images.
+  int64_t depth = 18;
   int64_t in_channels = 3;
   int64_t num_classes = 10;
-  int64_t width = 64;  // stage widths width, 2w, 4w, 8w
+  int64_t width = 0;  // first stage's width, doubling per stage; 0: 64 (18, 34) or 16 (6n + 2)
 };
+
+// Whether `depth` names a ResNet above: 18, 34 or 6n + 2.
+bool is_resnet_depth(int64_t depth);
 
 // torchvision's BasicBlock: conv1 (3x3, stride) bn1 relu conv2 (3x3) bn2,
 // plus the identity or downsample (Sequential of 1x1 conv, stride + bn).
@@ -100,7 +106,10 @@ class BasicBlock : public nn::Module {
 
 // torchvision's ResNet with a CIFAR stem: conv1 is 3x3 stride 1 (no bias)
 // and there is no maxpool; then bn1, relu, layer1..layer4 (strides 1, 2, 2,
-// 2), adaptive average pooling to 1x1 and fc. Initialised like torchvision:
+// 2; depth 6n + 2 has no layer4), adaptive average pooling to 1x1 and fc.
+// Shortcuts that change shape are 1x1 projections (the paper's option B;
+// its CIFAR nets used zero-padding, option A, with 2,752 fewer parameters
+// at depth 20). Initialised like torchvision:
 // conv weights kaiming_normal_(fan_out, relu), BatchNorm weight 1, bias 0.
 // Input [B, in_channels, H, W], any H, W >= 8.
 class ResNet : public nn::Module {
@@ -111,7 +120,7 @@ class ResNet : public nn::Module {
   const ResNetOptions options;
   std::shared_ptr<nn::Conv2d> conv1;
   std::shared_ptr<nn::BatchNorm2d> bn1;
-  std::shared_ptr<nn::Sequential> layer1, layer2, layer3, layer4;
+  std::shared_ptr<nn::Sequential> layer1, layer2, layer3, layer4;  // layer4: null for 6n + 2
   std::shared_ptr<nn::AdaptiveAvgPool2d> avgpool;
   std::shared_ptr<nn::Linear> fc;
 };
