@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "ember/data/data.h"
+#include "ember/train/split_file.h"
 
 namespace ember::train {
 
@@ -32,6 +33,8 @@ Schema data_schema() {
        "(regression: MSE loss, MSE/MAE metrics)", {"classification", "regression"}},
       {"data.val_fraction", ValueType::Float, 0.1, "fraction of the training set held out for validation",
        {}, "[0, 1)"},
+      {"data.split_file", ValueType::String, std::string(""), "JSON {\"train\": [rows], \"val\": [rows]}: the "
+       "training file's rows (from 0, after limit_train) for each split, instead of data.val_fraction"},
       {"data.batch_size", ValueType::Int, int64_t{128}, "training batch size", {}, "[1, inf)"},
       {"data.eval_batch_size", ValueType::Int, int64_t{0}, "batch size of validation and test (0: data.batch_size, "
        "so evaluation reuses the training step's cached buffers)", {}, "[0, inf)"},
@@ -324,7 +327,15 @@ DataBundle build_data(const Config& c) {
   double frac = c.get_float("data.val_fraction");
   if (frac < 0 || frac >= 1) config_error(fmt::format("data.val_fraction must be in [0, 1), got {}", frac));
   DatasetPtr val;
-  if (frac > 0) {
+  if (const std::string& split_file = c.get_string("data.split_file"); !split_file.empty()) {
+    if (c.is_set("data.val_fraction"))
+      config_error(fmt::format("data.split_file ('{}') and data.val_fraction ({}) are both set; the split file "
+                               "chooses the validation rows, so remove data.val_fraction (on the command line: ~data.val_fraction)",
+                               split_file, frac));
+    SplitIndices split = read_split_file(split_file, train->size());
+    if (!split.val.empty()) val = std::make_shared<Subset>(train, std::move(split.val));
+    train = std::make_shared<Subset>(train, std::move(split.train));
+  } else if (frac > 0) {
     int64_t n_val = static_cast<int64_t>(static_cast<double>(train->size()) * frac);
     if (n_val <= 0 || n_val >= train->size())
       config_error(fmt::format("data.val_fraction = {} leaves no samples for {} of {}; raise it, or set 0 for no "

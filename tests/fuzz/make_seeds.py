@@ -105,6 +105,8 @@ def seeds_config():
     put("config", "flow.yaml", "{model: {name: cnn}, optim: {lr: 3e-4}, train: {epochs: 1}}\n")
     put("config", "empty.yaml", "")
     put("config", "quoted.yaml", "model:\n  name: \"mlp\"\nlog:\n  dir: 'runs/a b'\n# comment\n")
+    # data.split_file's JSON (fuzz_config feeds every input to both parsers).
+    put("config", "split.json", '{"train": [0, 5, 63, 2], "val": [1, 4]}')
 
 
 # ---- IDX -----------------------------------------------------------------

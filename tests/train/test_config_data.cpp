@@ -182,3 +182,57 @@ TEST(ConfigData, CsvImageShapeReshapesPixelColumns) {
   expect_error([&] { build_data(csv_config(f, f, {"data.image_shape=[1, 3, 4]"})); },
                {"data.image_shape [1, 3, 4] holds 12 values", "pixels.csv", "16 feature columns"});
 }
+
+// data.split_file: the user's train/val rows instead of the seeded fraction.
+TEST(ConfigData, SplitFileChoosesTheTrainAndValidationRows) {
+  fs::path d = fresh_dir("split");
+  std::string s = "x0,x1,label\n";
+  for (int i = 0; i < 10; ++i) s += fmt::format("{},{},{}\n", i, 100 + i, i % 2);  // x0 = the row's index
+  std::string f = write(d / "rows.csv", s);
+  std::string split = write(d / "split.json", R"({"train": [9, 0, 2, 4, 6, 8], "val": [1, 3]})");
+  DataBundle b = build_data(csv_config(f, f, {"data.split_file=" + split}));
+  ASSERT_EQ(b.train->size(), 6);
+  ASSERT_TRUE(b.val);
+  ASSERT_EQ(b.val->size(), 2);
+  // Standardised features keep the order: x0 of val row 0 < val row 1, and
+  // train row 0 (row 9) is the largest of the train rows.
+  auto x0 = [](const data::DatasetPtr& ds, int64_t i) { return ds->get(i)[0].tensor()[0].item<double>(); };
+  EXPECT_LT(x0(b.val, 0), x0(b.val, 1));
+  for (int64_t i = 1; i < 6; ++i) EXPECT_GT(x0(b.train, 0), x0(b.train, i));
+  // Standardisation uses the train rows only: their x0 (9, 0, 2, 4, 6, 8) has mean 29/6.
+  double mean = 0;
+  for (int64_t i = 0; i < 6; ++i) mean += x0(b.train, i);
+  EXPECT_NEAR(mean / 6, 0.0, 1e-6);
+  // Without "val": no validation split.
+  std::string no_val = write(d / "no_val.json", R"({"train": [0, 1, 2]})");
+  DataBundle t = build_data(csv_config(f, f, {"data.split_file=" + no_val}));
+  EXPECT_EQ(t.train->size(), 3);
+  EXPECT_FALSE(t.val);
+  // Bad files and settings: errors name the file, the list and the entry.
+  auto bad = [&](const std::string& name, const std::string& json, std::vector<std::string> want) {
+    std::string p = write(d / name, json);
+    want.insert(want.begin(), "data.split_file '" + p + "'");
+    try {
+      build_data(csv_config(f, f, {"data.split_file=" + p}));
+      ADD_FAILURE() << name << ": no error";
+    } catch (const ConfigError& e) {
+      for (const std::string& w : want) EXPECT_NE(std::string(e.what()).find(w), std::string::npos) << e.what();
+    }
+  };
+  bad("range.json", R"({"train": [0, 10]})", {"\"train\"[1] = 10 is not a row of the training data (rows 0..9)"});
+  bad("negative.json", R"({"train": [0], "val": [-1]})", {"\"val\"[0] = -1"});
+  bad("huge.json", R"({"train": [18446744073709551615]})", {"\"train\"[0] = 18446744073709551615"});
+  bad("twice.json", R"({"train": [0, 1], "val": [1]})", {"row 1 appears twice", "\"val\"[0]", "\"train\""});
+  bad("float.json", R"({"train": [0.5]})", {"\"train\"[0] must be an integer row index, got 0.5"});
+  bad("key.json", R"({"train": [0], "test": [1]})", {"unknown key \"test\"", "data.test_file"});
+  bad("empty.json", R"({"train": []})", {"\"train\" lists no rows"});
+  bad("broken.json", R"({"train": [0, )", {"not valid JSON"});
+  bad("list.json", R"([0, 1])", {"expected an object"});
+  expect_error([&] { build_data(csv_config(f, f, {"data.split_file=" + (d / "missing.json").string()})); },
+               {"missing.json", "cannot read it"});
+  expect_error([&] { build_data(csv_config(f, f, {"data.split_file=" + split, "data.val_fraction=0.2"})); },
+               {"data.split_file", "data.val_fraction (0.2) are both set", "~data.val_fraction"});
+  // The rows are those left after data.limit_train.
+  expect_error([&] { build_data(csv_config(f, f, {"data.split_file=" + split, "data.limit_train=5"})); },
+               {"\"train\"[0] = 9 is not a row of the training data (rows 0..4)"});
+}
