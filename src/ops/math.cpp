@@ -158,11 +158,50 @@ Tensor lgamma(const Tensor& a) {
     return g * digamma(x);
   });
 }
-// The gradient uses trigamma (polygamma(1, x)), whose own derivative is not
-// implemented: a second derivative of digamma stops there.
+namespace {
+
+// polygamma(2, z) for z >= 1/2 from differentiable ops: ten steps of the
+// recurrence psi''(z) = psi''(z + 1) - 2 / z^3, then the asymptotic series
+// -1/z^2 - 1/z^3 - sum_k (2k + 1) B_2k / z^(2k + 2), k = 1..5; at z >= 10.5
+// the first omitted term is below 2e-12 of the value.
+Tensor tetragamma_from_half(const Tensor& z) {
+  Tensor acc = zeros_like(z);
+  Tensor w = z;
+  for (int i = 0; i < 10; ++i) {
+    acc = acc - 2.0 / (w * w * w);
+    w = w + 1.0;
+  }
+  Tensor iw = 1.0 / w, iw2 = iw * iw;
+  // Horner in 1/w^2: -(1 + 1/(2w^2) - 1/(6w^4) + 1/(6w^6) - 3/(10w^8) + 5/(6w^10)) / w^2 - 1/w^3.
+  Tensor series = 1.0 + iw2 * (0.5 + iw2 * (-1.0 / 6 + iw2 * (1.0 / 6 + iw2 * (-0.3 + iw2 * (5.0 / 6)))));
+  return acc - series * iw2 - iw2 * iw;
+}
+
+// polygamma(2, x) for any x: the reflection psi''(x) = psi''(1 - x) -
+// 2 pi^3 cos(pi x) / sin^3(pi x) below 1/2. Both branches see only inputs
+// where they are finite, so where()'s unused side adds no NaN to gradients.
+Tensor tetragamma(const Tensor& x) {
+  Tensor reflect = lt(x, 0.5);
+  Tensor z = where(reflect, rsub(x, 1.0), x);
+  Tensor xr = where(reflect, x, 0.25);
+  Tensor s = sin(xr * kPi);
+  Tensor pole = where(reflect, -2.0 * kPi * kPi * kPi * cos(xr * kPi) / (s * s * s), 0.0);
+  return tetragamma_from_half(z) + pole;
+}
+
+// polygamma(1, x), digamma's derivative, with its own derivative (above), so
+// that digamma is twice differentiable.
+Tensor trigamma(const Tensor& a) {
+  return float_unary(Op::trigamma, "PolygammaBackward0", a, [](const Tensor& g, const Tensor& x, const Tensor&) {
+    return g * tetragamma(x);
+  });
+}
+
+}  // namespace
+
 Tensor digamma(const Tensor& a) {
   return float_unary(Op::digamma, "DigammaBackward0", a, [](const Tensor& g, const Tensor& x, const Tensor&) {
-    return g * detail::unary_kernel_op(Op::trigamma, x, x.dtype());
+    return g * trigamma(x);
   });
 }
 
@@ -185,10 +224,44 @@ Tensor frac(const Tensor& a) {
 }
 // sin(pi x) / (pi x), 1 at x == 0; the masked denominator keeps the gradient
 // at 0 finite (it is 0 there, like PyTorch's).
+namespace {
+
+// sinc'(x) = (cos(pi x) - sinc(x)) / x, and below |x| = 0.1 its Taylor
+// series sum_k (-1)^k 2k pi^2k x^(2k-1) / (2k+1)!, k = 1..5 (the next term is
+// below 1e-13 of the value): the division cancels badly near 0 in float32,
+// and the series carries the second derivative at 0, -pi^2/3 (PyTorch's
+// formula, masked to 0 at 0, gives NaN there).
+Tensor sinc_derivative(const Tensor& x) {
+  Tensor small = lt(abs(x), 0.1);
+  Tensor far_x = where(small, 1.0, x);  // the division only sees |x| >= 0.1
+  Tensor far = (cos(far_x * kPi) - sinc(far_x)) / far_x;
+  const double p2 = kPi * kPi;
+  Tensor near_x = where(small, x, 0.0), x2 = near_x * near_x;
+  // -p2/3 + p2^2 x^2/30 - p2^3 x^4/840 + p2^4 x^6/45360 - p2^5 x^8/3991680, times x.
+  Tensor series =
+      -p2 / 3 + x2 * (p2 * p2 / 30 + x2 * (-p2 * p2 * p2 / 840 + x2 * (p2 * p2 * p2 * p2 / 45360 +
+                                                                       x2 * (-p2 * p2 * p2 * p2 * p2 / 3991680))));
+  // + 0.0: at x = 0 the series gives -0.0; PyTorch's gradient there is +0.0.
+  return where(small, series * near_x + 0.0, far);
+}
+
+}  // namespace
+
 Tensor sinc(const Tensor& a) {
-  Tensor zero = eq(a, 0);
-  Tensor px = where(zero, 1.0, mul(a, kPi));
-  return where(zero, 1.0, div(sin(px), px));
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    Tensor zero = eq(a, 0);
+    Tensor px = where(zero, 1.0, mul(a, kPi));
+    out = where(zero, 1.0, div(sin(px), px));
+  }
+  if (any_requires_grad({&a})) {
+    SavedTensor sa = save(a);
+    record("SincBackward0", {&a}, {sa}, out, [sa](const variable_list& g) -> variable_list {
+      return {g[0] * sinc_derivative(sa.unpack())};
+    });
+  }
+  return out;
 }
 Tensor sgn(const Tensor& a) { return sign(a); }
 

@@ -292,18 +292,25 @@ Tensor prod(const Tensor& t, IntArrayRef dims, bool keepdim, std::optional<Scala
     SavedTensor sx = save(t), so = save_output(out);
     record("ProdBackward1", {&t}, {sx, so}, out, [c = reduce_ctx(t, m, keepdim), sx, so](const variable_list& g) -> variable_list {
       // d prod / d x_i is the product of the others: out / x_i without zeros;
-      // with one zero in a slice only that element gets the others' product;
-      // with two or more every gradient in the slice is zero.
+      // with one zero in a slice only that element gets a nonzero value, the
+      // others' product; with two or more every gradient in the slice is
+      // zero (a constant, as in PyTorch).
       Tensor x = sx.unpack();
       Tensor is_zero = eq(x, 0.0);
       Tensor zeros_in_slice = sum(is_zero.to(kInt64), c.dims, true).expand(c.in_sizes);
-      Tensor others = prod(where(is_zero, ones({}, x.dtype()), x), c.dims, true).expand(c.in_sizes);
       // A safe divisor keeps NaN (0/0) out of the unused branch and its gradient.
-      Tensor no_zero = c.up(g[0]) * c.up(so.unpack()) / where(is_zero, ones({}, x.dtype()), x);
-      Tensor one_zero = c.up(g[0]) * others;
+      Tensor safe_x = where(is_zero, ones({}, x.dtype()), x);
+      Tensor others = prod(safe_x, c.dims, true).expand(c.in_sizes);
+      Tensor no_zero = c.up(g[0]) * c.up(so.unpack()) / safe_x;
+      // With one zero x_z, element j != z gets x_z * others / x_j: 0 in value,
+      // but its derivative with respect to x_z is the product of the rest,
+      // which the second derivative needs. x_z is summed out of the slice
+      // (its value, 0, with a gradient path to it).
+      Tensor x_zero = sum(where(is_zero, x, zeros({}, x.dtype())), c.dims, true).expand(c.in_sizes);
+      Tensor one_zero = c.up(g[0]) * others * where(is_zero, ones({}, x.dtype()), x_zero / safe_x);
       Tensor zero = zeros({}, x.dtype());
       return {c.cast(where(eq(zeros_in_slice, 0), no_zero,
-                           where(logical_and(eq(zeros_in_slice, 1), is_zero), one_zero, zero)))};
+                           where(eq(zeros_in_slice, 1), one_zero, zero)))};
     });
   }
   return out;

@@ -125,21 +125,17 @@ void more_unary(Entries& e) {
   e.forward_only("erfinv", "edge", EMBER_FN(erfinv(x[0])));
   e.kernel("lgamma", "default", EMBER_FN(lgamma(x[0]))).dtypes = kF32;
   e.kernel("lgamma", "negative", EMBER_FN(lgamma(x[0])));
-  // gradgrad off: the backward is not itself differentiable yet (analytic second derivative 0 where
-  // finite differences are not); listed as open in issue 20.
+  // Twice differentiable: trigamma's derivative is polygamma(2, x) from differentiable ops.
   OpInfo& digamma_default = e.kernel("digamma", "default", EMBER_FN(digamma(x[0])));
   digamma_default.dtypes = kF32;
-  digamma_default.gradgrad = false;
-  e.kernel("digamma", "negative", EMBER_FN(digamma(x[0]))).gradgrad = false;
+  e.kernel("digamma", "negative", EMBER_FN(digamma(x[0])));
   e.forward_only("digamma", "edge", EMBER_FN(digamma(x[0])));
   e.composite("deg2rad", "default", EMBER_FN(deg2rad(x[0]))).dtypes = kF32;
   e.composite("rad2deg", "default", EMBER_FN(rad2deg(x[0]))).dtypes = kF32;
   e.composite("frac", "default", EMBER_FN(frac(x[0]))).dtypes = kF32;
-  // gradgrad off: the backward is not itself differentiable yet (analytic second derivative 0 where
-  // finite differences are not); listed as open in issue 20.
+  // Its own backward (a Taylor series near 0), so the second derivative at 0 is -pi^2/3.
   OpInfo& sinc_default = e.composite("sinc", "default", EMBER_FN(sinc(x[0])));
   sinc_default.dtypes = kF32;
-  sinc_default.gradgrad = false;
   e.composite("sgn", "default", EMBER_FN(sgn(x[0]))).gradcheck = false;  // a sample at 0, like sign's
   e.forward_only("signbit", "default", EMBER_FN(signbit(x[0])));
   e.forward_only("signbit", "int", EMBER_FN(signbit(x[0])));

@@ -63,9 +63,8 @@ void reductions(Table& t) {
   t.add("mean", "neg_dims_keepdim", one([](const Tensors& x) { return x[0].mean({-1, -2}, true); }));
   t.add("mean", "empty", one([](const Tensors& x) { return mean(x[0], {0}); }));
   t.add("prod", "dim", one([](const Tensors& x) { return prod(x[0], {1}); }));
-  // gradgrad off: prod's backward with a zero element is not itself differentiable yet (second
-  // derivative 0 where finite differences are not); listed as open in issue 20.
-  t.add("prod", "one_zero", one([](const Tensors& x) { return x[0].prod(-1); })).gradgrad = false;
+  // Twice differentiable with one zero: the other elements' gradients carry the zero's value.
+  t.add("prod", "one_zero", one([](const Tensors& x) { return x[0].prod(-1); }));
   t.add("prod", "all", one([](const Tensors& x) { return prod(x[0]); }));
   t.add("amax", "dims", one([](const Tensors& x) { return amax(x[0], {0, -1}); })).dtypes = {kFloat32};
   t.add("amax", "keepdim", one([](const Tensors& x) { return x[0].amax({1}, true); }));
