@@ -74,7 +74,9 @@ async function main() {
     await page.screenshot({ path: path.join(os.tmpdir(), "ember_board_page.png"), fullPage: true });
 
     // 4. A second, longer run appears while the page is open...
-    const second = spawn(ember, trainArgs("second", ["data.limit_train=3000", "train.epochs=200"]),
+    // As many epochs as it takes: it trains until the check ends and stops it.
+    // 200 epochs (~1 minute) ended before a loaded CI machine saw the curve grow.
+    const second = spawn(ember, trainArgs("second", ["data.limit_train=3000", "train.epochs=100000"]),
                          { stdio: ["ignore", "ignore", "inherit"] });
     children.push(second);
     let exited = false;
