@@ -192,21 +192,28 @@ x = rand_input(3, 2, 8, 12)
 put("cnn.x", x, f32=True)
 put("cnn.y", m(x))
 
-# ResNet-18, width 2, 3 channels, 8x8, 5 classes, in TRAIN mode (batch
-# statistics, running-stat updates): output, input gradient, running stats after.
-m = ResNet(18, 3, 5, width=2)
-prepare("resnet", m)
-m.train()
-x = rand_input(3, 3, 8, 8).requires_grad_()
-put("resnet.x", x, f32=True)
-y = m(x)
-put("resnet.y", y)
-gy = rand_input(*y.shape)
-put("resnet.gy", gy, f32=True)
-(y * gy).sum().backward()
-put("resnet.gx", x.grad)
-for k in ["bn1.running_mean", "bn1.running_var", "layer2.0.downsample.1.running_var", "layer4.1.bn2.running_mean"]:
-    put(f"resnet.after.{k}", m.state_dict()[k])
+
+# A ResNet of `depth`, width 2, 3 channels, 8x8, 5 classes, in TRAIN mode
+# (batch statistics, running-stat updates): output, input gradient, and the
+# running stats `stats` after.
+def resnet_train_run(name, depth, stats):
+    m = ResNet(depth, 3, 5, width=2)
+    prepare(name, m)
+    m.train()
+    x = rand_input(3, 3, 8, 8).requires_grad_()
+    put(f"{name}.x", x, f32=True)
+    y = m(x)
+    put(f"{name}.y", y)
+    gy = rand_input(*y.shape)
+    put(f"{name}.gy", gy, f32=True)
+    (y * gy).sum().backward()
+    put(f"{name}.gx", x.grad)
+    for k in stats:
+        put(f"{name}.after.{k}", m.state_dict()[k])
+
+
+resnet_train_run("resnet", 18, ["bn1.running_mean", "bn1.running_var", "layer2.0.downsample.1.running_var",
+                                "layer4.1.bn2.running_mean"])
 
 # Text: vocab 11, padding_idx 0, unsorted lengths with one full and one of 1.
 TOKENS_LEN = torch.tensor([3, 5, 1, 4], dtype=torch.int64)
@@ -255,21 +262,8 @@ META["resnet34.numel"] = str(sum(p.numel() for p in ResNet(34, 3, 10).parameters
 META["resnet20.keys"] = ",".join(ResNet(20, 3, 10).state_dict().keys())
 META["resnet20.numel"] = str(sum(p.numel() for p in ResNet(20, 3, 10).parameters()))
 META["resnet20.repr"] = repr(ResNet(20, 3, 10))
-# ResNet-8 (one block per stage), width 2, 3 channels, 8x8, 5 classes, in
-# TRAIN mode: output, input gradient, running stats after.
-m = ResNet(8, 3, 5, width=2)
-prepare("resnet8", m)
-m.train()
-x = rand_input(3, 3, 8, 8).requires_grad_()
-put("resnet8.x", x, f32=True)
-y = m(x)
-put("resnet8.y", y)
-gy = rand_input(*y.shape)
-put("resnet8.gy", gy, f32=True)
-(y * gy).sum().backward()
-put("resnet8.gx", x.grad)
-for k in ["bn1.running_var", "layer3.0.downsample.1.running_mean", "layer3.0.bn2.running_var"]:
-    put(f"resnet8.after.{k}", m.state_dict()[k])
+# ResNet-8: one block per stage, no layer4.
+resnet_train_run("resnet8", 8, ["bn1.running_var", "layer3.0.downsample.1.running_mean", "layer3.0.bn2.running_var"])
 
 # ---- write safetensors ----
 def write(path):

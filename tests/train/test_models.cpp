@@ -92,35 +92,35 @@ TEST(TrainModels, CNNMatchesPyTorch) {
   expect_close(m.forward(want("cnn.x")), want("cnn.y"), "cnn output");
 }
 
-TEST(TrainModels, ResNetMatchesPyTorchInTrainModeWithInputGradient) {
-  ResNet m({.depth = 18, .in_channels = 3, .num_classes = 5, .width = 2});
-  load_twin(m, "resnet");
+namespace {
+
+// A width-2 ResNet in train mode against gen_models.py's resnet_train_run
+// `name`: output, input gradient and the running stats `stats` after.
+void expect_resnet_train_run(int64_t depth, const std::string& name, std::initializer_list<const char*> stats) {
+  ResNet m({.depth = depth, .in_channels = 3, .num_classes = 5, .width = 2});
+  load_twin(m, name);
   m.train();
-  Tensor x = want("resnet.x").requires_grad_();
+  Tensor x = want(name + ".x").requires_grad_();
   Tensor y = m.forward(x);
-  expect_close(y, want("resnet.y"), "resnet output", 1e-9, 1e-11);
-  (y * want("resnet.gy")).sum().backward();
-  expect_close(x.grad(), want("resnet.gx"), "resnet grad of input", 1e-8, 1e-11);
+  expect_close(y, want(name + ".y"), name + " output", 1e-9, 1e-11);
+  (y * want(name + ".gy")).sum().backward();
+  expect_close(x.grad(), want(name + ".gx"), name + " grad of input", 1e-8, 1e-11);
   StateDict s = m.state_dict();
-  for (const std::string k : {"bn1.running_mean", "bn1.running_var", "layer2.0.downsample.1.running_var",
-                              "layer4.1.bn2.running_mean"})
-    expect_close(s.at(k), want("resnet.after." + k), "resnet " + k, 1e-9, 1e-12);
+  for (const std::string k : stats) expect_close(s.at(k), want(name + ".after." + k), name + " " + k, 1e-9, 1e-12);
+}
+
+}  // namespace
+
+TEST(TrainModels, ResNetMatchesPyTorchInTrainModeWithInputGradient) {
+  expect_resnet_train_run(18, "resnet", {"bn1.running_mean", "bn1.running_var", "layer2.0.downsample.1.running_var",
+                                         "layer4.1.bn2.running_mean"});
 }
 
 // ResNet-8 (6n + 2, n = 1: three stages, no layer4) against its PyTorch twin.
 TEST(TrainModels, CifarResNetMatchesPyTorchInTrainModeWithInputGradient) {
-  ResNet m({.depth = 8, .in_channels = 3, .num_classes = 5, .width = 2});
-  EXPECT_EQ(m.layer4, nullptr);
-  load_twin(m, "resnet8");
-  m.train();
-  Tensor x = want("resnet8.x").requires_grad_();
-  Tensor y = m.forward(x);
-  expect_close(y, want("resnet8.y"), "resnet8 output", 1e-9, 1e-11);
-  (y * want("resnet8.gy")).sum().backward();
-  expect_close(x.grad(), want("resnet8.gx"), "resnet8 grad of input", 1e-8, 1e-11);
-  StateDict s = m.state_dict();
-  for (const std::string k : {"bn1.running_var", "layer3.0.downsample.1.running_mean", "layer3.0.bn2.running_var"})
-    expect_close(s.at(k), want("resnet8.after." + k), "resnet8 " + k, 1e-9, 1e-12);
+  EXPECT_EQ(ResNet({.depth = 8, .width = 2}).layer4, nullptr);
+  expect_resnet_train_run(8, "resnet8", {"bn1.running_var", "layer3.0.downsample.1.running_mean",
+                                         "layer3.0.bn2.running_var"});
 }
 
 TEST(TrainModels, LSTMClassifierMatchesPyTorchWithGradients) {
