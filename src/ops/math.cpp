@@ -222,8 +222,6 @@ Tensor frac(const Tensor& a) {
                    to_string(a.dtype()));
   return sub(a, trunc(a));
 }
-// sin(pi x) / (pi x), 1 at x == 0; the masked denominator keeps the gradient
-// at 0 finite (it is 0 there, like PyTorch's).
 namespace {
 
 // sinc'(x) = (cos(pi x) - sinc(x)) / x, and below |x| = 0.1 its Taylor
@@ -247,6 +245,8 @@ Tensor sinc_derivative(const Tensor& x) {
 
 }  // namespace
 
+// sin(pi x) / (pi x), 1 at x == 0 (the masked denominator); the gradient is
+// sinc_derivative's, recorded as one node.
 Tensor sinc(const Tensor& a) {
   Tensor out;
   {

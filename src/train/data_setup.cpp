@@ -330,8 +330,8 @@ DataBundle build_data(const Config& c) {
   if (const std::string& split_file = c.get_string("data.split_file"); !split_file.empty()) {
     if (c.is_set("data.val_fraction"))
       config_error(fmt::format("data.split_file ('{}') and data.val_fraction ({}) are both set; the split file "
-                               "chooses the validation rows, so remove data.val_fraction (on the command line: ~data.val_fraction)",
-                               split_file, frac));
+                               "chooses the validation rows, so remove data.val_fraction (on the command line: "
+                               "~data.val_fraction)", split_file, frac));
     SplitIndices split = read_split_file(split_file, train->size());
     if (!split.val.empty()) val = std::make_shared<Subset>(train, std::move(split.val));
     train = std::make_shared<Subset>(train, std::move(split.train));

@@ -24,7 +24,8 @@ std::vector<int64_t> rows_of(const nlohmann::json& doc, const char* key, int64_t
   std::vector<int64_t> out;
   auto it = doc.find(key);
   if (it == doc.end() || it->is_null()) return out;
-  if (!it->is_array()) split_error(source, fmt::format("\"{}\" must be a list of row indices, got {}", key, it->type_name()));
+  if (!it->is_array())
+    split_error(source, fmt::format("\"{}\" must be a list of row indices, got {}", key, it->type_name()));
   out.reserve(it->size());
   for (size_t i = 0; i < it->size(); ++i) {
     const nlohmann::json& v = (*it)[i];
@@ -54,8 +55,8 @@ SplitIndices parse_split(std::string_view json_text, int64_t rows, const std::st
   if (rows <= 0) split_error(source, "the training data has no rows");
   nlohmann::json doc = nlohmann::json::parse(json_text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) split_error(source, "not valid JSON");
-  if (!doc.is_object()) split_error(source, fmt::format("expected an object {{\"train\": [...], \"val\": [...]}}, got {}",
-                                                       doc.type_name()));
+  if (!doc.is_object())
+    split_error(source, fmt::format("expected an object {{\"train\": [...], \"val\": [...]}}, got {}", doc.type_name()));
   for (const auto& [key, value] : doc.items()) {
     (void)value;
     if (key != "train" && key != "val")
