@@ -65,8 +65,26 @@ std::string options_help() {
   return out;
 }
 
+// How the program was invoked: argv[0] as typed names it in the resume
+// command a run prints; its file name names it in help and errors, as
+// argparse's prog does. A program of the user's own (examples/
+// custom_model.cpp) is then not called `ember`.
+struct Program {
+  std::string typed = "ember", name = "ember";
+  explicit Program(int argc, char** argv) {
+    if (argc < 1 || argv[0] == nullptr || *argv[0] == '\0') return;
+    typed = argv[0];
+    const std::string file = std::filesystem::path(typed).filename().string();
+    if (!file.empty()) name = file;
+  }
+  std::string version_text() const {
+    return name == "ember" ? fmt::format("ember {}", version()) : fmt::format("{} (ember {})", name, version());
+  }
+};
+
 int run_train(const std::vector<std::string>& args, const std::string& resume, const std::vector<std::string>& resets,
-              bool sweep, const std::string& command_line, const distributed::ProcessGroupPtr& group) {
+              bool sweep, const Program& program, const std::string& command_line,
+              const distributed::ProcessGroupPtr& group) {
   std::string config_path;
   std::vector<std::string> overrides;
   for (const std::string& a : args) {
@@ -76,7 +94,8 @@ int run_train(const std::vector<std::string>& args, const std::string& resume, c
                                               resume.empty() ? "CONFIG.yaml" : "--resume RUN_DIR"));
   }
   if (resume.empty() && config_path.empty())
-    throw train::ConfigError("ember train needs CONFIG.yaml (e.g. configs/fashion_mnist_cnn.yaml) or --resume RUN_DIR");
+    throw train::ConfigError(fmt::format(
+        "{} train needs CONFIG.yaml (e.g. configs/fashion_mnist_cnn.yaml) or --resume RUN_DIR", program.name));
   if (resume.empty() && !resets.empty())
     throw train::ConfigError("--reset applies to --resume RUN_DIR only");
   if (sweep && !resume.empty())
@@ -85,6 +104,7 @@ int run_train(const std::vector<std::string>& args, const std::string& resume, c
     throw train::ConfigError("--multirun runs its jobs one after another in one process; launch it without mpirun");
   train::TrainOptions options;
   options.command_line = command_line;
+  options.program = program.typed;
   options.resets = train::parse_resets(resets);
   options.handle_interrupts = true;
   options.group = group;
@@ -104,13 +124,15 @@ int run_train(const std::vector<std::string>& args, const std::string& resume, c
 // In a data-parallel job a failing rank ends the whole job (MPI_Abort):
 // the others would otherwise wait for it in their next collective. The
 // launcher then reports which rank aborted.
-int fail(const distributed::ProcessGroupPtr& group, const char* what, const char* message, int code) {
+int fail(const Program& program, const distributed::ProcessGroupPtr& group, const char* what, const char* message,
+         int code) {
+  const char* name = program.name.c_str();
   if (group && group->size() > 1) {
-    std::fprintf(stderr, "ember: rank %d of %d: %s: %s\n", group->rank(), group->size(), what, message);
+    std::fprintf(stderr, "%s: rank %d of %d: %s: %s\n", name, group->rank(), group->size(), what, message);
     std::fflush(stderr);
     group->abort(code);
   }
-  std::fprintf(stderr, "ember: %s: %s\n", what, message);
+  std::fprintf(stderr, "%s: %s: %s\n", name, what, message);
   return code;
 }
 
@@ -118,10 +140,11 @@ int fail(const distributed::ProcessGroupPtr& group, const char* what, const char
 
 int ember::cli::main(int argc, char** argv) {
   cli::use_passive_openmp_for_serve(argc, argv);
+  const Program program(argc, argv);
   CLI::App app{"Ember: train, evaluate and ship deep-learning models in C++"};
-  app.name("ember");
+  app.name(program.name);
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("ember ") + version());
+  app.set_version_flag("--version", program.version_text());
 
   CLI::App* train_cmd = app.add_subcommand("train", "train a model from a YAML config, or resume a run");
   std::vector<std::string> train_args;
@@ -183,7 +206,7 @@ int ember::cli::main(int argc, char** argv) {
 
   try {
     if (*version_cmd) {
-      std::printf("ember %s\n", version());
+      std::printf("%s\n", program.version_text().c_str());
       return kOk;
     }
     if (auto rc = info_cmd.run()) return *rc;
@@ -203,12 +226,12 @@ int ember::cli::main(int argc, char** argv) {
     }
     if (auto rc = board_cmd.run()) return *rc;
     if (*train_cmd) {
-      std::string command_line = "ember";
+      std::string command_line = program.typed;
       for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];
       // Under an MPI launcher every rank joins the job (without one: a world
       // of one, and MPI is never started).
       if (distributed::launched_by_mpi()) group = distributed::init_process_group("mpi");
-      return run_train(train_args, resume_dir, resets, multirun, command_line, group);
+      return run_train(train_args, resume_dir, resets, multirun, program, command_line, group);
     }
     if (*eval_cmd) {
       const std::string ext = std::filesystem::path(eval_target).extension().string();
@@ -223,9 +246,9 @@ int ember::cli::main(int argc, char** argv) {
       return kOk;
     }
   } catch (const train::ConfigError& e) {
-    return fail(group, "error", e.what(), kUsage);
+    return fail(program, group, "error", e.what(), kUsage);
   } catch (const std::exception& e) {
-    return fail(group, "run failed", e.what(), kRunFailed);
+    return fail(program, group, "run failed", e.what(), kRunFailed);
   }
   return kUsage;
 }

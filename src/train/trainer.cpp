@@ -934,14 +934,14 @@ TrainResult Trainer::fit_run() {
   bool interrupted = false;
   auto stop_for_signal = [&] {
     interrupted = true;
-    s.log->line(fmt::format("{} at epoch {}{}: last.ckpt saved; continue with: ember train --resume {}",
+    s.log->line(fmt::format("{} at epoch {}{}: last.ckpt saved; continue with: {} train --resume {}",
                             InterruptGuard::requested() == SIGTERM ? "terminated" : "interrupted",
                             s.epoch + (s.partial_epoch.is_null() ? 0 : 1),
                             s.partial_epoch.is_null()
                                 ? " (its end)"
                                 : fmt::format(", batch {} of {}", s.partial_epoch["batch"].get<int64_t>(),
                                               s.train_loader->size()),
-                            s.run_dir));
+                            s.options.program, s.run_dir));
   };
   while (!s.finished && s.epoch < epochs) {
     MetricsTable::Row row;
@@ -1019,7 +1019,8 @@ TrainResult Trainer::fit_run() {
   // The test set is evaluated once, by rank 0, which writes the results.
   if (!interrupted && s.rank == 0) r.test_metrics = s.final_test();
   else if (interrupted && !r.interrupt_signal)
-    s.log->line(fmt::format("stopped after epoch {}; continue with: ember train --resume {}", s.epoch, s.run_dir));
+    s.log->line(fmt::format("stopped after epoch {}; continue with: {} train --resume {}", s.epoch,
+                              s.options.program, s.run_dir));
   if (interrupted && s.rank == 0) s.write_run_files();  // a stopped run's report is current (log.report_every)
   s.save_status(interrupted ? "interrupted" : "finished");
   return r;

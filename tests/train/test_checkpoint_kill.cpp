@@ -271,7 +271,9 @@ TEST(CheckpointKill, SigtermSavesAndTellsHowToResumeASecondCtrlCQuitsAtOnce) {
     EXPECT_EQ(wait_exit(pid), 143) << read_text(log);
     const std::string out = read_text(log);
     EXPECT_NE(out.find("terminated: finishing the current step and saving last.ckpt"), std::string::npos) << out;
-    EXPECT_NE(out.find("last.ckpt saved; continue with: ember train --resume " + run.string()), std::string::npos)
+    // The command as typed (argv[0]), so it can be pasted back.
+    EXPECT_NE(out.find("last.ckpt saved; continue with: " + std::string(EMBER_CLI) + " train --resume " + run.string()),
+              std::string::npos)
         << out;
     Checkpoint c = load_checkpoint((run / "last.ckpt").string());
     EXPECT_LT(c.epoch, 50);

@@ -83,3 +83,19 @@ TEST(CustomModelCli, HelpListsTheRegisteredModelAndItsOptions) {
   EXPECT_TRUE(contains(h.output, "model.width")) << h.output;
   EXPECT_EQ(run_example("frobnicate").code, 2);
 }
+
+// The program names itself (argv[0]), not `ember`: in the usage line, the
+// version and errors. (The resume command an interrupted run prints is
+// argv[0] as typed: CheckpointKill.* checks it.)
+TEST(CustomModelCli, TheProgramNamesItselfInHelpVersionAndErrors) {
+  const std::string name = fs::path(EMBER_CUSTOM_MODEL_EXAMPLE).filename().string();
+  CliResult h = run_example("--help");
+  EXPECT_EQ(h.code, 0) << h.output;
+  EXPECT_TRUE(contains(h.output, "Usage: " + name + " ")) << h.output;
+  EXPECT_FALSE(contains(h.output, "Usage: ember")) << h.output;
+  CliResult v = run_example("--version");
+  EXPECT_TRUE(contains(v.output, name + " (ember ")) << v.output;
+  CliResult e = run_example("train");
+  EXPECT_EQ(e.code, 2) << e.output;
+  EXPECT_TRUE(contains(e.output, name + ": error: " + name + " train needs CONFIG.yaml")) << e.output;
+}

@@ -37,6 +37,10 @@ struct TrainOptions {
   // The command that started this process, for the run's history
   // (history.yaml, the report); empty: "(C++ API)".
   std::string command_line;
+  // How the user invokes the program, for the resume command the log prints
+  // ("<program> train --resume RUN_DIR"): argv[0] as typed, so a program of
+  // the user's own (ember::cli::main) names itself.
+  std::string program = "ember";
   // Ctrl-C / SIGTERM stop after the current optimizer step and save
   // last.ckpt (the `ember` command sets this; Note [interrupts]). A world of
   // one only: ranks would stop at different steps.
