@@ -362,7 +362,7 @@ std::string steps_svg(const MetricsTable& steps) {
   return panels_svg(steps,
                     {
                         {"Loss per step", {{"train_loss", "#1f77b4"}}},
-                        {"Accuracy per step", {{"train_acc", "#1f77b4"}}},
+                        {"Accuracy / F1 per step", {{"train_acc", "#1f77b4"}, {"train_f1", "#9467bd"}}},
                         {"Throughput (images/s)", {{"images_per_s", "#2ca02c"}}},
                     },
                     "step");

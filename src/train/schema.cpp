@@ -101,7 +101,7 @@ Schema base_schema() {
       {"log.interval", ValueType::Int, int64_t{50}, "steps between progress lines when not on a terminal",
        {}, "[1, inf)"},
       {"log.steps_every", ValueType::Int, int64_t{50}, "optimizer steps between rows of steps.csv (loss, accuracy, "
-       "lr and images/s over the steps since the previous row; 0: no steps.csv)", {}, "[0, inf)"},
+       "macro F1, lr and images/s over the steps since the previous row; 0: no steps.csv)", {}, "[0, inf)"},
       {"log.timing", ValueType::Bool, true, "add epoch time, images/s, data wait and peak memory to metrics.csv "
        "(measurements: they differ between runs; everything else is bitwise reproducible)"},
       {"log.report_every", ValueType::Int, int64_t{1}, "write curves.svg and report.html every N epochs (and at "

@@ -6,15 +6,14 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstring>
-#include <optional>
 #include <cmath>
-#include <ctime>
 #include <csignal>
+#include <cstring>
+#include <ctime>
 #include <filesystem>
-#include <optional>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
@@ -293,11 +292,17 @@ struct Trainer::State {
   // the batches since the previous row.
   std::ofstream steps_file;
   struct StepWindow {
-    double loss_sum = 0, correct = 0;
+    double loss_sum = 0;
     int64_t samples = 0, images = 0;
     Clock::time_point since = Clock::now();
+    // Classification: the window's predictions, for its accuracy and macro F1.
+    std::optional<ClassificationMetrics> metrics;
   } window;
+  // A run resumed from a steps.csv without train_f1 (an older Ember) keeps
+  // that file's columns.
+  bool steps_f1 = true;
   void open_steps_csv();
+  void start_step_window();
 
   // Rank 0 records `what` (running, finished, interrupted, failed).
   void save_status(const std::string& what, const std::string& error = "");
@@ -359,10 +364,16 @@ void Trainer::State::open_steps_csv() {
   }
   steps_file.open(path, std::ios::app);
   EMBER_CHECK(steps_file.good(), "cannot write '{}'", path.string());
+  steps_f1 = !regression && (kept.empty() || kept.find(",train_f1,") != std::string::npos);
   if (kept.empty())
     steps_file << (regression ? "step,epoch,batch,train_loss,lr,images_per_s\n"
-                              : "step,epoch,batch,train_loss,train_acc,lr,images_per_s\n")
+                              : "step,epoch,batch,train_loss,train_acc,train_f1,lr,images_per_s\n")
                << std::flush;
+}
+
+void Trainer::State::start_step_window() {
+  window = StepWindow{};
+  if (data.info.task != Task::Regression) window.metrics.emplace(std::max<int64_t>(data.info.num_classes, 1));
 }
 
 // This process's entry in the run's history.
@@ -661,7 +672,7 @@ bool Trainer::State::train_one_epoch(MetricsTable::Row& row) {
   RegressionMetrics rm;
   const int64_t n_batches = train_loader->size();
   progress.start(epoch + 1, epochs, n_batches);
-  window = StepWindow{};  // steps.csv's rows cover training batches only
+  start_step_window();  // steps.csv's rows cover training batches only
 
   Clock::time_point t0 = Clock::now();
   double wait = 0, time_before = 0;  // time_before: the interrupted part's
@@ -737,8 +748,7 @@ bool Trainer::State::train_one_epoch(MetricsTable::Row& row) {
       if (steps_file.is_open()) {
         window.loss_sum += lv * static_cast<double>(bs);
         window.samples += bs;
-        if (info.task != Task::Regression)
-          window.correct += output.detach().argmax(1).eq(target).sum().item<double>();
+        if (window.metrics) window.metrics->update(output.detach(), target, lv);
       }
     }
     images += bs;
@@ -747,10 +757,13 @@ bool Trainer::State::train_one_epoch(MetricsTable::Row& row) {
       const double n = static_cast<double>(std::max<int64_t>(window.samples, 1));
       std::string row = fmt::format("{},{},{},{}", step, epoch + 1, i + 1,
                                     window.samples ? fmt::format("{}", window.loss_sum / n) : "nan");
-      if (info.task != Task::Regression) row += fmt::format(",{}", window.correct / n);
+      if (window.metrics) {
+        row += fmt::format(",{}", window.metrics->accuracy());
+        if (steps_f1) row += fmt::format(",{}", window.metrics->f1_macro());
+      }
       row += fmt::format(",{},{}\n", schedule->lr(), static_cast<double>(window.images) / seconds_since(window.since));
       steps_file << row << std::flush;
-      window = StepWindow{};
+      start_step_window();
     }
     // The running loss is over the steps that counted (NaN until one did).
     progress.update(i + 1, finite_images ? loss_sum / static_cast<double>(finite_images) : NAN,

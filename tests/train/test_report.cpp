@@ -316,9 +316,12 @@ TEST(TrainReport, HtmlHasHeaderStepCurvesAndPerClassTable) {
                                                    {"test_precision[<dog>]", 0.25},
                                                    {"test_recall[<dog>]", 0.9},
                                                    {"test_f1[<dog>]", 0.125}});
-  in.steps.add_row({{"step", 10}, {"epoch", 1}, {"train_loss", 2.0}, {"train_acc", 0.3}, {"images_per_s", 800}});
-  in.steps.add_row({{"step", 20}, {"epoch", 1}, {"train_loss", 1.5}, {"train_acc", 0.5}, {"images_per_s", 900}});
-  in.steps.add_row({{"step", 30}, {"epoch", 2}, {"train_loss", 1.0}, {"train_acc", 0.6}, {"images_per_s", 950}});
+  in.steps.add_row({{"step", 10}, {"epoch", 1}, {"train_loss", 2.0}, {"train_acc", 0.3}, {"train_f1", 0.2},
+                    {"images_per_s", 800}});
+  in.steps.add_row({{"step", 20}, {"epoch", 1}, {"train_loss", 1.5}, {"train_acc", 0.5}, {"train_f1", 0.4},
+                    {"images_per_s", 900}});
+  in.steps.add_row({{"step", 30}, {"epoch", 2}, {"train_loss", 1.0}, {"train_acc", 0.6}, {"train_f1", 0.55},
+                    {"images_per_s", 950}});
   const std::string html = ember::train::report_html(in);
 
   // The header comes before the curves, escaped.
@@ -332,13 +335,14 @@ TEST(TrainReport, HtmlHasHeaderStepCurvesAndPerClassTable) {
                         "<th class=\"name\">versions</th><td>ember 0.1.0 (abc), oneDNN 3.0.0</td>"})
     EXPECT_NE(html.find(s), std::string::npos) << s;
 
-  // Per-step curves: loss, accuracy and throughput against step, as steps_svg draws them.
+  // Per-step curves: loss, accuracy and F1, throughput against step, as steps_svg draws them.
   const std::string steps = ember::train::steps_svg(in.steps);
   EXPECT_EQ(xml_problem(steps), "");
   EXPECT_NE(html.find("<h2>Per-step curves</h2>\n" + steps), std::string::npos);
-  for (const char* s : {">Loss per step<", ">Accuracy per step<", ">Throughput (images/s)<", ">step<", ">30<"})
+  for (const char* s : {">Loss per step<", ">Accuracy / F1 per step<", ">Throughput (images/s)<", ">step<", ">30<",
+                        ">train_f1<"})
     EXPECT_NE(steps.find(s), std::string::npos) << s;
-  EXPECT_EQ(count_of(steps, "<polyline"), 3u);
+  EXPECT_EQ(count_of(steps, "<polyline"), 4u);
 
   // Per-class values leave the final-metrics table for one row per class,
   // with the support from the confusion matrix's rows (10 and 10).

@@ -37,8 +37,8 @@ class MetricsTable {
 // accuracy (train_acc, val_acc) and learning rate (lr), against epoch.
 // Columns that are absent are skipped.
 std::string curves_svg(const MetricsTable& table);
-// The same for steps.csv, against step: loss (train_loss), accuracy
-// (train_acc) and throughput (images_per_s).
+// The same for steps.csv, against step: loss (train_loss), accuracy and
+// macro F1 (train_acc, train_f1) and throughput (images_per_s).
 std::string steps_svg(const MetricsTable& steps);
 
 struct ReportInput {
