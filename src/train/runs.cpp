@@ -87,6 +87,21 @@ void from_metrics_csv(const fs::path& dir, RunSummary& r) {
   if (timed) r.seconds = seconds;
 }
 
+// test_metrics.json, when the run has one: its numbers for the whole test
+// set. A file far larger than a run writes is not read (the board lists
+// whatever folders it is pointed at).
+void read_results(const fs::path& dir, RunSummary& r) {
+  const fs::path p = dir / "test_metrics.json";
+  std::error_code ec;
+  const auto size = fs::file_size(p, ec);
+  if (ec || size > (size_t{1} << 20)) return;
+  const nlohmann::json j = nlohmann::json::parse(read_text(p), nullptr, false);
+  if (!j.is_object()) return;
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (it.value().is_number() && it.key().rfind("test_", 0) == 0 && it.key().find('[') == std::string::npos)
+      r.results[it.key()] = it.value().get<double>();
+}
+
 }  // namespace
 
 std::string run_duration_text(double s) {
@@ -126,6 +141,7 @@ std::vector<RunSummary> list_runs(const std::string& root) {
     } else {
       from_metrics_csv(d, r);
     }
+    read_results(d, r);
     if (r.epochs == 0 && r.config.count("train.epochs"))
       r.epochs = std::strtoll(r.config["train.epochs"].c_str(), nullptr, 10);
     runs.push_back(std::move(r));
@@ -206,6 +222,10 @@ std::string runs_json(const std::vector<RunSummary>& runs) {
       c[k] = it == r.config.end() ? nlohmann::ordered_json() : nlohmann::ordered_json(it->second);
     }
     j["config"] = c;
+    nlohmann::ordered_json results = nlohmann::ordered_json::object();
+    for (const auto& [k, v] : r.results)
+      results[k] = std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json();
+    j["results"] = results;
     out.push_back(j);
   }
   return out.dump(2) + "\n";

@@ -105,6 +105,20 @@ TEST(Runs, TableShowsStatusProgressBestAndTheKeysThatDiffer) {
   EXPECT_EQ(j[1]["config"], (nlohmann::json{{"optim.lr", "0.1"}, {"train.epochs", "3"}}));
 }
 
+// The board's run table shows each run's test results: whole-set values
+// only (no per-class ones), null where not finite, none before the test.
+TEST(Runs, JsonCarriesTheTestResults) {
+  fs::path root = make_runs();
+  write(root / "a-1" / "test_metrics.json",
+        R"({"test_loss": 0.5, "test_acc": 0.8125, "test_f1[cat]": 0.25, "best_epoch": 3.0, "test_f1": 0.75,
+            "test_mse": "x"})");
+  write(root / "b-2" / "test_metrics.json", "{not json");
+  nlohmann::json j = nlohmann::json::parse(runs_json(list_runs(root.string())));
+  EXPECT_EQ(j[0]["results"], (nlohmann::json{{"test_acc", 0.8125}, {"test_f1", 0.75}, {"test_loss", 0.5}}));
+  EXPECT_EQ(j[1]["results"], nlohmann::json::object());
+  EXPECT_EQ(j[2]["results"], nlohmann::json::object());
+}
+
 TEST(Runs, RunsFromBeforeStatusJsonReadMetricsCsv) {
   fs::path root = fs::temp_directory_path() / "ember_runs_legacy";
   fs::remove_all(root);

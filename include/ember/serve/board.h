@@ -4,6 +4,7 @@
 // (cpp-httplib); this header includes none of it.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,6 +15,9 @@ struct BoardOptions {
   std::string root = "runs";       // the trainer's log.root
   std::string host = "127.0.0.1";  // loopback unless told otherwise
   int port = 6006;                 // 0: any free port (see Board::bind)
+  // The most bytes of a CSV file one answer carries; the page asks again,
+  // from where the answer ended, for the rest (see Note [board increments]).
+  size_t chunk_bytes = size_t{4} << 20;
 };
 
 class Board {

@@ -21,6 +21,9 @@ struct RunSummary {
   std::string started;
   std::string error;
   std::map<std::string, std::string> config;  // flat key -> value text of config.yaml
+  // test_metrics.json's whole-set values (test_acc, test_f1, test_loss, ...;
+  // no per-class ones), once the run has been tested.
+  std::map<std::string, double> results;
 };
 
 // Every run directory (a folder with config.yaml and status.json or
@@ -37,7 +40,8 @@ std::vector<std::string> differing_keys(const std::vector<RunSummary>& runs);
 // An aligned table: run, status, epochs (done/total), best, duration, then
 // one column per differing key.
 std::string runs_table(const std::vector<RunSummary>& runs);
-// The same as a JSON array; "config" holds the differing keys only.
+// The same as a JSON array; "config" holds the differing keys only,
+// "results" the test metrics.
 std::string runs_json(const std::vector<RunSummary>& runs);
 
 // "42.1s", "3m05s", "2h03m".
