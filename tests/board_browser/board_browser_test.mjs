@@ -1,7 +1,10 @@
 // `ember board` in a real browser (Debian's chromium, headless, driven by
-// playwright-core): the page loads and lists a finished run, a second run
-// started while the page is open appears, and its per-step curve gains a
-// point while it trains; the finished run's report.html fits 1280 px.
+// playwright-core): the page loads and lists a finished run with its test
+// accuracy in the run table, a second run started while the page is open
+// appears, and its per-step curve gains a point while it trains, from
+// answers that carry only the new rows (the finished run is not asked
+// again); a header click sorts the run table; the finished run's
+// report.html fits 1280 px.
 // Exits non-zero on any failure (never skips).
 //   node board_browser_test.mjs EMBER_BINARY SOURCE_DIR [CHROMIUM]
 import { spawn, spawnSync } from "node:child_process";
@@ -34,6 +37,9 @@ async function until(what, fn, seconds = 60) {
 // The names of the runs the page lists (its checkboxes).
 const listed = page => page.$$eval("#runs input[data-run]", es => es.map(e => e.dataset.run));
 // Points of `run`'s curve in the per-step train_loss chart (0: none drawn).
+// The run table's rows (run names, in order) and its header cells.
+const tableRuns = page => page.$$eval("#params-table tr[data-run]", es => es.map(e => e.dataset.run));
+const tableHeader = page => page.$$eval("#params-table th[data-key]", es => es.map(e => e.dataset.key));
 const stepPoints = (page, run) => page.$$eval(`svg[data-chart="steps:train_loss"] polyline`,
   (es, run) => Number((es.find(e => e.dataset.run === run) || { dataset: { points: 0 } }).dataset.points), run);
 
@@ -59,10 +65,25 @@ async function main() {
     const page = await browser.newPage();
     const errors = [];
     page.on("pageerror", e => errors.push(e.message));
+    // Every /api/steps answer: the run it was for, the offset asked from, and whether it only appended.
+    const stepAnswers = [];
+    page.on("response", async r => {
+      const u = new URL(r.url());
+      if (u.pathname !== "/api/steps") return;
+      try {
+        const body = await r.json();
+        stepAnswers.push({ run: u.searchParams.get("run"), from: Number(u.searchParams.get("from")),
+                           append: body.append, rows: body.rows.length });
+      } catch (e) { errors.push(`an /api/steps answer was not JSON: ${e.message}`); }
+    });
     await page.goto(url);
     await until(`the page lists ${firstRun}`, async () => (await listed(page)).includes(firstRun));
     if (await stepPoints(page, firstRun) < 1) throw new Error("the first run's per-step curve has no point");
     log(`listed ${firstRun} with ${await stepPoints(page, firstRun)} per-step points`);
+    // The run table: the finished run with its test accuracy column.
+    await until("the run table lists the first run", async () => (await tableRuns(page)).includes(firstRun));
+    const header = await tableHeader(page);
+    if (!header.includes("results.test_acc")) throw new Error(`the run table has no test_acc column: ${header}`);
 
     // report.html of the finished run fits 1280 px (Note [report width]).
     const report = await browser.newPage({ viewport: { width: 1280, height: 800 } });
@@ -94,6 +115,22 @@ async function main() {
       async () => { const n = await stepPoints(page, secondRun); return n > before && n; }, 120);
     if (exited) throw new Error("the second run ended before its curve was seen to grow");
     log(`second run's curve grew from ${before} to ${after} points while training`);
+    // Increments: the growing run's later answers only appended rows; the finished run was asked once.
+    const appended = stepAnswers.filter(a => a.run === secondRun && a.append && a.from > 0 && a.rows > 0);
+    if (!appended.length) throw new Error(`no answer for ${secondRun} appended rows: ${JSON.stringify(stepAnswers)}`);
+    const firstAsked = stepAnswers.filter(a => a.run === firstRun).length;
+    if (firstAsked !== 1) throw new Error(`the finished run's steps.csv was asked for ${firstAsked} times, not once`);
+    log(`${appended.length} answers appended rows to ${secondRun}; ${firstRun} was asked once`);
+
+    // 6. Both runs in the run table; a click on "run" sorts by name, a second click reverses it.
+    await until("both runs in the run table", async () => (await tableRuns(page)).length === 2);
+    await page.click('#params-table th[data-key="run"]');
+    const up = await tableRuns(page);
+    await page.click('#params-table th[data-key="run"]');
+    const down = await tableRuns(page);
+    if (up.join() !== [firstRun, secondRun].sort().join() || down.join() !== up.slice().reverse().join())
+      throw new Error(`sorting the run table by run gave ${up}, then ${down}`);
+    log(`the run table sorts: ${up} / ${down}`);
     if (errors.length) throw new Error(`errors in the page: ${errors.join("; ")}`);
   } finally {
     await browser.close();
