@@ -9,10 +9,7 @@
 
 #include "ember/core/parallel.h"
 #include "ember/ember.h"
-
-#ifndef EMBER_GIT_COMMIT
-#define EMBER_GIT_COMMIT "unknown"
-#endif
+#include "ember_git_commit.h"  // EMBER_GIT_COMMIT (cmake/GitCommit.cmake, at build time)
 
 namespace ember::train {
 

@@ -10,6 +10,8 @@
 #include <map>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "ember/ember.h"
 #include "ember/io/atomic_file.h"
 #include "ember/io/safetensors.h"
@@ -97,6 +99,19 @@ TEST(Trainer, WritesEveryFileOfTheRunDirectory) {
   std::string env = slurp(fs::path(dir) / "env.json");
   for (const char* k : {"ember_version", "git_commit", "compiler", "cpu", "threads", "seed"})
     EXPECT_NE(env.find(k), std::string::npos) << k;
+  // The commit the library was built from (cmake/GitCommit.cmake runs at
+  // every build): the source tree's HEAD, "-dirty" when it has changes.
+  const std::string commit = nlohmann::json::parse(env)["git_commit"];
+  std::string head;
+  if (FILE* git = popen(("git -C '" + std::string(EMBER_SOURCE_DIR) + "' rev-parse --short HEAD 2>/dev/null").c_str(),
+                        "r")) {
+    char buf[64] = {};
+    while (std::fgets(buf, sizeof(buf), git)) head += buf;
+    if (pclose(git) != 0) head.clear();
+  }
+  while (!head.empty() && (head.back() == '\n' || head.back() == '\r')) head.pop_back();
+  if (head.empty()) EXPECT_EQ(commit, "unknown");
+  else EXPECT_TRUE(commit == head || commit == head + "-dirty") << commit << " built, HEAD is " << head;
 }
 
 TEST(Trainer, ResumeEqualsUninterruptedBitwise) {
