@@ -56,9 +56,37 @@ Tensor bincount(const Tensor& t, const std::optional<Tensor>& weights, int64_t m
   return scatter_add(zeros({n}, dt), 0, idx, weights->to(dt));
 }
 
-Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& values, bool out_int32, bool right) {
-  const Tensor& seq = sorted_sequence;
-  EMBER_CHECK(seq.dim() >= 1, "searchsorted: boundaries tensor should be at least 1-D, got a 0-dim tensor");
+namespace {
+
+// sorted_sequence in ascending order along its innermost dim: as given, or
+// gathered through sorter (searchsorted's side/sorter checks, PyTorch's words).
+Tensor sorted_by(const Tensor& seq, const std::optional<Tensor>& sorter) {
+  if (!sorter) return seq;
+  EMBER_CHECK_TYPE(sorter->dtype() == kInt64, "searchsorted: sorter must be a tensor of long dtype but got dtype {}",
+                   to_string(sorter->dtype()));
+  EMBER_CHECK(sorter->sizes().equals(seq.sizes()),
+              "searchsorted: boundary and sorter must have the same size, but got boundary tensor {} and sorter "
+              "tensor {}", shape_str(seq.sizes()), shape_str(sorter->sizes()));
+  const int64_t m = seq.size(-1);
+  for (int64_t i : sorter->to_vector<int64_t>())
+    EMBER_CHECK(i >= 0 && i < m, "searchsorted: sorter index out of range: {} for a sequence of {} elements", i, m);
+  return seq.gather(-1, *sorter);
+}
+
+}  // namespace
+
+Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& values, bool out_int32, bool right,
+                    std::optional<std::string_view> side, const std::optional<Tensor>& sorter) {
+  EMBER_CHECK(sorted_sequence.dim() >= 1,
+              "searchsorted: boundaries tensor should be at least 1-D, got a 0-dim tensor");
+  if (side) {
+    EMBER_CHECK(*side == "left" || *side == "right", "searchsorted: side can only be 'left' or 'right' but got '{}'",
+                *side);
+    EMBER_CHECK(!(right && *side == "left"),
+                "searchsorted: side and right can't be set to opposites, got side of left while right was True");
+    right = *side == "right";
+  }
+  const Tensor seq = sorted_by(sorted_sequence, sorter);
   bool one_d = seq.dim() == 1;
   if (!one_d) {
     bool ok = seq.dim() == values.dim();
@@ -78,7 +106,15 @@ Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& values, bool ou
     const double* pos = right ? std::upper_bound(row, row + m, v[i], less) : std::lower_bound(row, row + m, v[i], less);
     out[i] = pos - row;
   }
-  return tensor<int64_t>(out, values.sizes()).to(out_int32 ? kInt32 : kInt64);
+  Tensor result = tensor<int64_t>(out, {static_cast<int64_t>(out.size())}).reshape(values.sizes());
+  return result.to(out_int32 ? kInt32 : kInt64);
+}
+
+Tensor searchsorted(const Tensor& sorted_sequence, const Scalar& value, bool out_int32, bool right,
+                    std::optional<std::string_view> side, const std::optional<Tensor>& sorter) {
+  // The value keeps its own precision (3.5 into an int64 sequence stays 3.5).
+  const ScalarType dt = value.is_floating_point() ? kFloat64 : value.is_bool() ? kBool : kInt64;
+  return searchsorted(sorted_sequence, scalar_tensor(value, dt), out_int32, right, side, sorter);
 }
 
 Tensor bucketize(const Tensor& input, const Tensor& boundaries, bool out_int32, bool right) {

@@ -109,7 +109,9 @@ Tensor mish(const Tensor& x) {
   check_float(x, "mish");
   return x * tanh(softplus(x));
 }
-Tensor softmin(const Tensor& x, int64_t dim) { return softmax(neg(x), dim); }
+Tensor softmin(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
+  return softmax(neg(dtype ? x.to(*dtype) : x), dim);
+}
 
 Tensor gumbel_softmax(const Tensor& logits, double tau, bool hard, int64_t dim, Generator* gen) {
   check_float(logits, "gumbel_softmax");

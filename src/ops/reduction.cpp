@@ -537,8 +537,12 @@ Tensor softmax_impl(const Tensor& t, int64_t dim, bool log) {
 }
 }  // namespace
 
-Tensor softmax(const Tensor& t, int64_t dim) { return softmax_impl(t, dim, false); }
-Tensor log_softmax(const Tensor& t, int64_t dim) { return softmax_impl(t, dim, true); }
+Tensor softmax(const Tensor& t, int64_t dim, std::optional<ScalarType> dtype) {
+  return softmax_impl(dtype ? t.to(*dtype) : t, dim, false);
+}
+Tensor log_softmax(const Tensor& t, int64_t dim, std::optional<ScalarType> dtype) {
+  return softmax_impl(dtype ? t.to(*dtype) : t, dim, true);
+}
 
 // ---- Tensor methods ----
 Tensor Tensor::sum(std::optional<ScalarType> dtype) const { return ember::sum(*this, {}, false, dtype); }
@@ -567,7 +571,9 @@ Tensor Tensor::norm(double p, IntArrayRef dims, bool keepdim) const { return emb
 Tensor Tensor::all() const { return ember::all(*this); }
 Tensor Tensor::any() const { return ember::any(*this); }
 Tensor Tensor::cumsum(int64_t dim) const { return ember::cumsum(*this, dim); }
-Tensor Tensor::softmax(int64_t dim) const { return ember::softmax(*this, dim); }
-Tensor Tensor::log_softmax(int64_t dim) const { return ember::log_softmax(*this, dim); }
+Tensor Tensor::softmax(int64_t dim, std::optional<ScalarType> dtype) const { return ember::softmax(*this, dim, dtype); }
+Tensor Tensor::log_softmax(int64_t dim, std::optional<ScalarType> dtype) const {
+  return ember::log_softmax(*this, dim, dtype);
+}
 
 }  // namespace ember

@@ -239,6 +239,18 @@ void activations(Entries& e) {
   e.composite("softmin", "dim0", EMBER_FN(softmin(x[0], 0)));
   e.kernel("softmax", "lastdim_3d", EMBER_FN(softmax(x[0], -1))).dtypes = kF32;
   e.kernel("log_softmax", "dim1_3d", EMBER_FN(log_softmax(x[0], 1))).dtypes = kF32;
+  // dtype=: the input is cast first.
+  e.forward_only("softmax", "dtype_from_int64", EMBER_FN(softmax(x[0], 1, kFloat64)));
+  // float32 results: compared at float32's tolerance; finite differences of
+  // a float32 output say nothing, so only the gradient is checked (against PyTorch's).
+  // (One at a time: the table is a vector, a later entry may move an earlier one.)
+  auto float32_result = [](OpInfo& info) {
+    info.rtol = 1e-6;
+    info.atol = 1e-7;
+    info.gradcheck = info.gradgrad = false;
+  };
+  float32_result(e.kernel("log_softmax", "dtype_float32", EMBER_FN(x[0].log_softmax(-1, kFloat32))));
+  float32_result(e.composite("softmin", "dtype_float32", EMBER_FN(softmin(x[0], 0, kFloat32))));
   // Random samples: the checks see their sum over dim (1, gradient 0);
   // the distribution is tested in tests/ops/test_pointwise_ops.cpp.
   e.composite("gumbel_softmax", "sum_hard", EMBER_FN(sum(gumbel_softmax(x[0], 0.5, true), {-1})));

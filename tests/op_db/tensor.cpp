@@ -266,6 +266,12 @@ void other(Table& t) {
   t.nondiff("bucketize", "right_int32", one([](const Tensors& x) { return bucketize(x[0], x[1], true, true); }));
   t.nondiff("searchsorted", "1d", one([](const Tensors& x) { return searchsorted(x[0], x[1]); }));
   t.nondiff("searchsorted", "nd_right", one([](const Tensors& x) { return searchsorted(x[0], x[1], false, true); }));
+  t.nondiff("searchsorted", "sorter",
+            one([](const Tensors& x) { return searchsorted(x[0], x[1], false, false, std::nullopt, x[2]); }));
+  t.nondiff("searchsorted", "nd_side_right_sorter",
+            one([](const Tensors& x) { return searchsorted(x[0], x[1], false, false, "right", x[2]); }));
+  t.nondiff("searchsorted", "side_left", one([](const Tensors& x) { return searchsorted(x[0], x[1], false, false, "left"); }));
+  t.nondiff("searchsorted", "scalar_int32", one([](const Tensors& x) { return searchsorted(x[0], 3, true, true); }));
   t.nondiff("histc", "range", one([](const Tensors& x) { return histc(x[0], 4, 0, 3); }));
   t.nondiff("histc", "auto", one([](const Tensors& x) { return x[0].histc(5); }));
   t.add("cartesian_prod", "default", one([](const Tensors& x) { return cartesian_prod({x[0], x[1]}); }));

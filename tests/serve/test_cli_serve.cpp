@@ -2,6 +2,7 @@
 // SIGTERM finishing cleanly with exit code 0; `--help` lists every option.
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <nlohmann/json.hpp>
 
 #include <csignal>
 #include <cstdio>
@@ -146,7 +147,10 @@ TEST(CliBoard, ServesRunsThenExitsZeroOnSigterm) {
   auto r = client.Get("/api/metrics?run=r1");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 200);
-  EXPECT_EQ(r->body, R"({"columns":["epoch","train_loss"],"rows":[[1.0,0.5]]})");
+  const nlohmann::json metrics = nlohmann::json::parse(r->body);
+  EXPECT_EQ(metrics["columns"], nlohmann::json({"epoch", "train_loss"})) << r->body;
+  EXPECT_EQ(metrics["rows"], nlohmann::json::parse("[[1.0, 0.5]]")) << r->body;
+  EXPECT_EQ(metrics["next"], 23) << r->body;  // the whole file: the next answer starts after it
   kill(c.pid, SIGTERM);
   EXPECT_EQ(c.wait(), 0);
   fs::remove_all(root);

@@ -353,8 +353,8 @@ class Tensor {
   Tensor all() const;
   Tensor any() const;
   Tensor cumsum(int64_t dim) const;
-  Tensor softmax(int64_t dim) const;
-  Tensor log_softmax(int64_t dim) const;
+  Tensor softmax(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor log_softmax(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
   // more reductions and scans (issue 20)
   Tensor amax(IntArrayRef dims = {}, bool keepdim = false) const;
   Tensor amin(IntArrayRef dims = {}, bool keepdim = false) const;

@@ -45,7 +45,8 @@ Tensor softshrink(const Tensor& x, double lambd = 0.5);  // x shrunk toward 0 by
 Tensor tanhshrink(const Tensor& x);  // x - tanh(x)
 Tensor softsign(const Tensor& x);    // x / (1 + |x|)
 Tensor mish(const Tensor& x);        // x * tanh(softplus(x))
-Tensor softmin(const Tensor& x, int64_t dim);  // softmax(-x, dim)
+// softmax(-x, dim), x cast to dtype first when given.
+Tensor softmin(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
 // Softmax of (logits + Gumbel noise) / tau; hard: one-hot of the argmax in
 // the forward pass with the soft sample's gradient (straight-through).
 Tensor gumbel_softmax(const Tensor& logits, double tau = 1, bool hard = false, int64_t dim = -1,

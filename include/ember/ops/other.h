@@ -19,8 +19,18 @@ Tensor bincount(const Tensor& t, const std::optional<Tensor>& weights = std::nul
 // right = false gives boundaries[i-1] < x <= boundaries[i].
 Tensor bucketize(const Tensor& input, const Tensor& boundaries, bool out_int32 = false, bool right = false);
 // Insertion points of values into the innermost dim of sorted_sequence
-// (1-D, or with the same leading dims as values).
-Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& values, bool out_int32 = false, bool right = false);
+// (1-D, or with the same leading dims as values). side "left" or "right"
+// says the same as right (they may not contradict each other); sorter, an
+// int64 tensor of sorted_sequence's shape, holds the indices that sort an
+// unsorted sequence along its innermost dim (argsort's), and the results
+// are positions in that sorted order.
+Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& values, bool out_int32 = false, bool right = false,
+                    std::optional<std::string_view> side = std::nullopt,
+                    const std::optional<Tensor>& sorter = std::nullopt);
+// One value: a 0-dim result.
+Tensor searchsorted(const Tensor& sorted_sequence, const Scalar& value, bool out_int32 = false, bool right = false,
+                    std::optional<std::string_view> side = std::nullopt,
+                    const std::optional<Tensor>& sorter = std::nullopt);
 // Histogram with `bins` equal bins over [min, max] (the data's range when
 // both are 0); values outside are ignored.
 Tensor histc(const Tensor& t, int64_t bins = 100, double min = 0, double max = 0);

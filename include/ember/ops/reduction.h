@@ -89,8 +89,9 @@ std::pair<Tensor, Tensor> cummax(const Tensor& t, int64_t dim);
 std::pair<Tensor, Tensor> cummin(const Tensor& t, int64_t dim);
 Tensor logcumsumexp(const Tensor& t, int64_t dim);
 
-// Composites built on the reductions.
-Tensor softmax(const Tensor& t, int64_t dim);
-Tensor log_softmax(const Tensor& t, int64_t dim);
+// Composites built on the reductions. dtype: t is cast to it first (so an
+// integer tensor can be given), as PyTorch's dtype= argument does.
+Tensor softmax(const Tensor& t, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
+Tensor log_softmax(const Tensor& t, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
 
 }  // namespace ember

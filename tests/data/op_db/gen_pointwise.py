@@ -232,4 +232,10 @@ r.case("log_softmax", "dim1_3d", [randn(2, 3, 4)], lambda x: F.log_softmax(x, 1)
 # gradient of that sum is 0 whatever the noise.
 r.case("gumbel_softmax", "sum_hard", [randn(3, 5)], lambda x: F.gumbel_softmax(x, tau=0.5, hard=True).sum(-1))
 r.case("gumbel_softmax", "sum_soft", [randn(3, 5)], lambda x: F.gumbel_softmax(x, tau=2.0).sum(-1))
+
+# dtype=: the input is cast first (an integer tensor is accepted; float64 -> float32 keeps the gradient).
+r.case("softmax", "dtype_from_int64", [torch.tensor([[1, 2, 3], [0, -1, 4]])],
+       lambda x: F.softmax(x, 1, dtype=torch.float64), grad=False)
+r.case("log_softmax", "dtype_float32", [randn(3, 4)], lambda x: F.log_softmax(x, -1, dtype=torch.float32))
+r.case("softmin", "dtype_float32", [randn(2, 5)], lambda x: F.softmin(x, 0, dtype=torch.float32))
 r.write()

@@ -341,4 +341,15 @@ r.case("addbmm", "default", [randn(3, 2), randn(2, 3, 4), randn(2, 4, 2)],
        lambda c, a, b: torch.addbmm(c, a, b, alpha=-1.0))
 r.case("matrix_power", "n3", [randn(2, 3, 3)], lambda x: torch.matrix_power(x, 3))
 r.case("matrix_power", "n0", [randn(3, 3)], lambda x: torch.matrix_power(x, 0))
+
+# searchsorted's side= and sorter= (an unsorted sequence and its argsort), and a Scalar value.
+r.case("searchsorted", "sorter", [f64([5.0, 1.0, 3.0, 7.0]), f64([[3.0, 6.0], [0.0, 9.0]]), i64([1, 2, 0, 3])],
+       lambda s, v, idx: torch.searchsorted(s, v, sorter=idx), grad=False)
+r.case("searchsorted", "nd_side_right_sorter",
+       [f64([[4.0, 2.0, 8.0], [9.0, 5.0, 1.0]]), f64([[2.0, 8.0, 3.0], [5.0, 0.0, 10.0]]), i64([[1, 0, 2], [2, 1, 0]])],
+       lambda s, v, idx: torch.searchsorted(s, v, side="right", sorter=idx), grad=False)
+r.case("searchsorted", "side_left", [f64([1.0, 3.0, 3.0, 5.0]), f64([3.0, 4.0])],
+       lambda s, v: torch.searchsorted(s, v, side="left"), grad=False)
+r.case("searchsorted", "scalar_int32", [f64([1.0, 3.0, 5.0])],
+       lambda s: torch.searchsorted(s, 3, out_int32=True, right=True), grad=False)
 r.write()
