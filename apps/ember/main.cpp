@@ -156,8 +156,12 @@ int ember::cli::main(int argc, char** argv) {
   std::vector<std::string> resets;
   train_cmd->add_option("--reset", resets,
                         "with --resume: start afresh instead of restoring: optimizer (a new optimizer and LR schedule, "
-                        "needed to change optim.*) or schedule (needed to change schedule.*)")
-      ->type_name("optimizer|schedule");
+                        "needed to change optim.*) or schedule (needed to change schedule.*); one value per "
+                        "--reset, repeat it for both")
+      ->type_name("optimizer|schedule")
+      // One value each: key=value overrides after it are overrides, not more resets.
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   bool multirun = false;
   train_cmd->add_flag("-m,--multirun", multirun,
                       "run the grid of every combination of the comma-separated values (optim.lr=1e-3,3e-4 "

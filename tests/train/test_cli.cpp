@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "cli_util.h"
@@ -74,4 +75,36 @@ TEST(Cli, TrainThenEvalAndAFailingRunExitsWith1) {
   Result f = run_cli("train " + cfg + common + " optim.lr=1e30");
   EXPECT_EQ(f.code, 1) << f.output;
   EXPECT_NE(f.output.find("non-finite loss"), std::string::npos) << f.output;
+}
+
+// --reset takes one value per occurrence: the key=value overrides after it
+// are overrides (it took them all as resets and refused them, unless it came
+// last), and both forms (--reset optimizer, --reset=schedule) repeat.
+TEST(Cli, ResetTakesOneValueAndTheOverridesAfterItApply) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / "ember_cli_reset";
+  fs::remove_all(root);
+  const std::string cfg = std::string(EMBER_SOURCE_DIR) + "/configs/fashion_mnist_mlp.yaml";
+  Result r = run_cli("train " + cfg + " model.hidden=[16] data.limit_train=300 data.limit_test=100 train.epochs=1 "
+                     "schedule.name=none train.threads=1 log.progress=none log.root=" + root.string());
+  ASSERT_EQ(r.code, 0) << r.output;
+  const fs::path run = fs::directory_iterator(root)->path();
+  Result a = run_cli("train --resume " + run.string() + " --reset optimizer optim.lr=0.01 train.epochs=2");
+  EXPECT_EQ(a.code, 0) << a.output;
+  Result b = run_cli("train --resume " + run.string() + " --reset=optimizer --reset schedule train.epochs=3 "
+                     "optim.lr=0.02");
+  EXPECT_EQ(b.code, 0) << b.output;
+  std::ifstream csv(run / "metrics.csv");
+  std::string line, lrs;
+  std::getline(csv, line);  // epoch,train_loss,train_acc,lr,...
+  while (std::getline(csv, line)) {
+    size_t c = 0;
+    for (int i = 0; i < 3; ++i) c = line.find(',', c) + 1;
+    lrs += std::to_string(std::stod(line.substr(c))).substr(0, 4) + " ";
+  }
+  EXPECT_EQ(lrs, "0.05 0.01 0.02 ");
+  Result bad = run_cli("train --resume " + run.string() + " --reset weights");
+  EXPECT_EQ(bad.code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("expected optimizer or schedule, got 'weights'"), std::string::npos) << bad.output;
+  fs::remove_all(root);
 }
