@@ -111,6 +111,20 @@ ResumePlan plan_resume(const Config& before, const Config& after, const ResumedR
     throw ConfigError(fmt::format("--resume: the run finished after {} epochs, so --reset has nothing to apply to; "
                                   "raise train.epochs above {} as well to continue it",
                                   run.epochs_done, run.epochs_done));
+  // A schedule whose length is train.epochs (cosine without schedule.t_max,
+  // linear, onecycle) restored from last.ckpt keeps the old length: the new
+  // epochs would run past its end (cosine at eta_min, onecycle refusing to
+  // step), not the schedule config.yaml would then show.
+  const std::string schedule = after.get_string("schedule.name");
+  const bool epoch_long = (schedule == "cosine" && after.get_int("schedule.t_max") == 0) || schedule == "linear" ||
+                          schedule == "onecycle";
+  if (more_epochs && epoch_long && !resets.schedule && !resets.optimizer)
+    throw ConfigError(fmt::format(
+        "--resume: train.epochs={} (was {}): the {} schedule restored from last.ckpt spans the {} epochs it was "
+        "planned for, so the new epochs would run past its end; add --reset schedule to plan it afresh from the next "
+        "step{}",
+        epochs, before.get_int("train.epochs"), schedule, before.get_int("train.epochs"),
+        schedule == "cosine" ? ", or set schedule.t_max when starting runs you mean to extend" : ""));
   plan.continues_finished_run = run.finished && more_epochs;
   if (resets.optimizer) plan.resets.schedule = true;
   return plan;

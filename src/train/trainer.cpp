@@ -572,7 +572,17 @@ void Trainer::State::setup() {
     const std::string ckpt_path = (fs::path(options.run_dir) / "last.ckpt").string();
     try {
       if (!resume_plan.resets.optimizer) optimizer->load_state_dict(r.optimizer);
-      if (!resume_plan.resets.schedule) schedule->load_state_dict(r.scheduler);
+      if (!resume_plan.resets.schedule) {
+        schedule->load_state_dict(r.scheduler);
+      } else if (!resume_plan.resets.optimizer) {
+        // The optimizer's state holds the old schedule's last lr (0 at a
+        // cosine's end): the fresh schedule starts from optim.lr, as planned.
+        for (optim::ParamGroup& g : optimizer->param_groups()) {
+          g.set_lr(c.get_float("optim.lr"));
+          g.options.erase("initial_lr");
+        }
+        schedule = std::make_unique<Schedule>(c, *optimizer, steps_per_epoch, best.mode() == MetricMode::Max);
+      }
       if (r.rng_state.defined()) default_generator().set_state(r.rng_state);
       table = MetricsTable::from_csv(r.metrics_csv, ckpt_path + " (metadata 'metrics_csv')");
       load_trainer_json(r.trainer_json);

@@ -150,6 +150,38 @@ TEST(Resume, ExtendsAFinishedRunAndAppliesANewLrForReal) {
   EXPECT_EQ(lr_column(dir).size(), 4u);
 }
 
+// A schedule as long as train.epochs (cosine without t_max, linear,
+// onecycle) restored from last.ckpt would end before the new epochs do:
+// extending the run needs --reset schedule.
+TEST(ResumePlan, RefusesToExtendAnEpochLongScheduleWithoutAReset) {
+  auto cosine_plan = [](std::vector<std::string> extra, ResumeResets r) {
+    Config before = base({"schedule.name=cosine"}), after = before;
+    for (const std::string& o : extra) after.apply_override(o);
+    return plan_resume(before, after, {2, true, false}, r);
+  };
+  expect_error([&] { cosine_plan({"train.epochs=4"}, {}); },
+               {"train.epochs=4 (was 2)", "cosine schedule", "past its end", "add --reset schedule",
+                "schedule.t_max"});
+  EXPECT_TRUE(cosine_plan({"train.epochs=4"}, {.schedule = true}).continues_finished_run);
+  EXPECT_NO_THROW(cosine_plan({"train.epochs=4", "schedule.t_max=2"}, {.schedule = true}));
+  // A schedule of its own length (step) extends as it is.
+  EXPECT_NO_THROW(plan({"train.epochs=4"}, {2, true, false}));
+}
+
+// --reset schedule keeps the optimizer's moments but starts the new schedule
+// from optim.lr: the restored optimizer state held the old cosine's last lr
+// (0 at its end), which a schedule without its own lr values (none) kept.
+TEST(Resume, ResetScheduleStartsTheNewScheduleFromTheConfiguredLr) {
+  const std::string dir = fresh_dir("reset_schedule");
+  ASSERT_TRUE(train_run(base({"schedule.name=cosine", "schedule.warmup_epochs=0", "train.epochs=1"}), dir).finished);
+  TrainResult r = resume(dir, {"train.epochs=3", "schedule.name=none"}, {.schedule = true});
+  EXPECT_TRUE(r.finished);
+  const std::vector<double> lr = lr_column(dir);
+  ASSERT_EQ(lr.size(), 3u);
+  EXPECT_DOUBLE_EQ(lr[1], 0.01);
+  EXPECT_DOUBLE_EQ(lr[2], 0.01);
+}
+
 // An interrupt mid-epoch (Note [interrupts]) saves the epoch in progress;
 // the resume finishes it and the run ends bit for bit as an uninterrupted
 // one, also when the interrupt falls inside a gradient-accumulation window
