@@ -88,7 +88,7 @@ int run_train(const std::vector<std::string>& args, const std::string& resume, c
   std::string config_path;
   std::vector<std::string> overrides;
   for (const std::string& a : args) {
-    if (a.find('=') != std::string::npos) overrides.push_back(a);
+    if (a.find('=') != std::string::npos || a.starts_with('~')) overrides.push_back(a);  // ~key: Hydra's delete
     else if (config_path.empty() && resume.empty()) config_path = a;
     else throw train::ConfigError(fmt::format("unexpected argument '{}': expected key=value overrides after {}", a,
                                               resume.empty() ? "CONFIG.yaml" : "--resume RUN_DIR"));

@@ -117,6 +117,25 @@ std::vector<std::string> config_group_choices(const std::string& path, const std
   return config_group_choices_in(config_dir(path) / group);
 }
 
+namespace {
+
+// Hydra's `~key`: the key goes back to its default, whatever the file or a
+// group set (so `~data.val_fraction data.split_file=...` swaps one for the
+// other). Deleting a key nothing set is an error, as in Hydra.
+void delete_setting(std::vector<Setting>& settings, const std::string& arg) {
+  const std::string key = trim(std::string_view(arg).substr(1));
+  if (key.empty() || key.find('=') != std::string::npos)
+    config_error(fmt::format("'{}': ~ deletes a key the config sets; write '~key' without a value (e.g. "
+                             "~data.val_fraction)", arg));
+  const size_t before = settings.size();
+  std::erase_if(settings, [&](const Setting& s) { return s.key == key; });
+  if (settings.size() == before)
+    config_error(fmt::format("'{}': the config does not set '{}', so there is nothing to delete (its default "
+                             "applies already)", arg, key));
+}
+
+}  // namespace
+
 Config load_config(const std::string& path, const std::vector<std::string>& overrides) {
   std::vector<YamlEntry> entries, defaults;
   if (!path.empty()) entries = flatten_yaml(read_config_text(path), path, &defaults);
@@ -158,6 +177,10 @@ Config load_config(const std::string& path, const std::vector<std::string>& over
   for (size_t i = self; i < groups.size(); ++i) add_group(dir, groups[i], settings);
   for (const GroupChoice& g : added) add_group(dir, g, settings);
   for (const std::string& o : options) {
+    if (o.starts_with('~')) {
+      delete_setting(settings, o);
+      continue;
+    }
     size_t eq = o.find('=');
     if (eq == std::string::npos || eq == 0)
       config_error(fmt::format("override '{}' must be key=value (e.g. optim.lr=3e-4)", o));

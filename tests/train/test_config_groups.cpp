@@ -130,3 +130,23 @@ TEST(ConfigGroups, CliExitsWith2OnAnUnknownChoice) {
             std::string::npos)
       << r.output;
 }
+
+// Hydra's `~key`: back to the default whatever the group or file set, so the
+// bundled configs' data.val_fraction (configs/data/fashion_mnist.yaml) can
+// give way to data.split_file; deleting what nothing set, or with a value, is
+// refused naming the argument.
+TEST(ConfigGroups, TildeDeletesAKeyTheConfigSets) {
+  const std::string mlp = source("configs/fashion_mnist_mlp.yaml");
+  ASSERT_TRUE(load_config(mlp, {}).is_set("data.val_fraction"));
+  Config c = load_config(mlp, {"~data.val_fraction", "data.split_file=split.json"});
+  EXPECT_FALSE(c.is_set("data.val_fraction"));
+  EXPECT_DOUBLE_EQ(c.get_float("data.val_fraction"), load_config("", {}).get_float("data.val_fraction"));  // default
+  EXPECT_EQ(c.get_string("data.split_file"), "split.json");
+  // A later override sets it again.
+  EXPECT_DOUBLE_EQ(load_config(mlp, {"~data.val_fraction", "data.val_fraction=0.3"}).get_float("data.val_fraction"),
+                   0.3);
+  expect_error([&] { load_config(mlp, {"~train.label_smoothing"}); },
+               {"'~train.label_smoothing'", "does not set 'train.label_smoothing'", "nothing to delete"});
+  expect_error([&] { load_config(mlp, {"~data.val_fraction=0.1"}); },
+               {"'~data.val_fraction=0.1'", "without a value"});
+}
