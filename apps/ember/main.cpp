@@ -83,7 +83,7 @@ struct Program {
 };
 
 int run_train(const std::vector<std::string>& args, const std::string& resume, const std::vector<std::string>& resets,
-              bool sweep, const Program& program, const std::string& command_line,
+              bool sweep, int64_t stop_after, const Program& program, const std::string& command_line,
               const distributed::ProcessGroupPtr& group) {
   std::string config_path;
   std::vector<std::string> overrides;
@@ -100,11 +100,14 @@ int run_train(const std::vector<std::string>& args, const std::string& resume, c
     throw train::ConfigError("--reset applies to --resume RUN_DIR only");
   if (sweep && !resume.empty())
     throw train::ConfigError("--multirun starts new runs; resume each run of a sweep with --resume RUN_DIR");
+  if (sweep && stop_after > 0)
+    throw train::ConfigError("--stop-after-epochs applies to one run; stop a sweep's runs one by one with --resume");
   if (sweep && group && group->size() > 1)
     throw train::ConfigError("--multirun runs its jobs one after another in one process; launch it without mpirun");
   train::TrainOptions options;
   options.command_line = command_line;
   options.program = program.typed;
+  options.stop_after_epochs = stop_after;
   options.resets = train::parse_resets(resets);
   options.handle_interrupts = true;
   options.group = group;
@@ -118,7 +121,8 @@ int run_train(const std::vector<std::string>& args, const std::string& resume, c
                                           : train::Trainer::resume(resume, options, overrides);
   train::TrainResult r = trainer.fit();
   if (r.interrupt_signal) return 128 + r.interrupt_signal;  // 130 for Ctrl-C, as a shell reports it
-  return r.finished ? kOk : kRunFailed;
+  // A run stopped by --stop-after-epochs did what was asked.
+  return r.finished || (stop_after > 0 && r.epochs_completed > 0) ? kOk : kRunFailed;
 }
 
 // In a data-parallel job a failing rank ends the whole job (MPI_Abort):
@@ -166,6 +170,12 @@ int ember::cli::main(int argc, char** argv) {
   train_cmd->add_flag("-m,--multirun", multirun,
                       "run the grid of every combination of the comma-separated values (optim.lr=1e-3,3e-4 "
                       "model=cnn,mlp), one run directory each, and print a table; write lists in brackets");
+  int64_t stop_after = 0;
+  train_cmd->add_option("--stop-after-epochs", stop_after,
+                        "train this many epochs in this process, save last.ckpt and stop (exit 0); --resume RUN_DIR "
+                        "continues exactly where it stopped (the schedule still plans for train.epochs)")
+      ->type_name("N")
+      ->check(CLI::PositiveNumber);
   train_cmd->footer([] { return options_help(); });
 
   CLI::App* eval_cmd = app.add_subcommand(
@@ -235,7 +245,7 @@ int ember::cli::main(int argc, char** argv) {
       // Under an MPI launcher every rank joins the job (without one: a world
       // of one, and MPI is never started).
       if (distributed::launched_by_mpi()) group = distributed::init_process_group("mpi");
-      return run_train(train_args, resume_dir, resets, multirun, program, command_line, group);
+      return run_train(train_args, resume_dir, resets, multirun, stop_after, program, command_line, group);
     }
     if (*eval_cmd) {
       const std::string ext = std::filesystem::path(eval_target).extension().string();

@@ -108,3 +108,37 @@ TEST(Cli, ResetTakesOneValueAndTheOverridesAfterItApply) {
   EXPECT_NE(bad.output.find("expected optimizer or schedule, got 'weights'"), std::string::npos) << bad.output;
   fs::remove_all(root);
 }
+
+// Stop after N of M epochs and continue later: --stop-after-epochs saves
+// last.ckpt, prints the resume command and exits 0; the resume finishes the
+// run (M rows in metrics.csv). A sweep refuses it.
+TEST(Cli, StopAfterEpochsThenResumeFinishesTheRun) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / "ember_cli_stop_after";
+  fs::remove_all(root);
+  const std::string cfg = std::string(EMBER_SOURCE_DIR) + "/configs/fashion_mnist_mlp.yaml";
+  const std::string args = " model.hidden=[16] data.limit_train=300 data.limit_test=100 train.epochs=3 "
+                           "train.threads=1 log.progress=none log.root=" + root.string();
+  Result s = run_cli("train " + cfg + args + " --stop-after-epochs 1");
+  ASSERT_EQ(s.code, 0) << s.output;
+  const fs::path run = fs::directory_iterator(root)->path();
+  EXPECT_NE(s.output.find("stopped after epoch 1; continue with: " + std::string(EMBER_CLI) + " train --resume " +
+                          run.string()),
+            std::string::npos)
+      << s.output;
+  auto rows = [&] {
+    std::ifstream csv(run / "metrics.csv");
+    std::string line;
+    int n = -1;
+    while (std::getline(csv, line)) n += !line.empty();
+    return n;
+  };
+  EXPECT_EQ(rows(), 1);
+  Result r = run_cli("train --resume " + run.string());
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(rows(), 3);
+  Result m = run_cli("train -m " + cfg + args + " optim.lr=0.1,0.2 --stop-after-epochs 1");
+  EXPECT_EQ(m.code, 2) << m.output;
+  EXPECT_NE(m.output.find("--stop-after-epochs applies to one run"), std::string::npos) << m.output;
+  fs::remove_all(root);
+}
