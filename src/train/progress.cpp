@@ -36,7 +36,10 @@ std::string bar_text(int inner, int64_t step, int64_t total) {
 std::string format_progress_line(int width, const ProgressState& s, bool bar) {
   const std::string head = fmt::format("epoch {}/{} {} {}/{}", s.epoch, s.epochs, s.phase, s.step, s.total);
   // In display order; dropped from the back of `drop_order` first.
-  std::string loss = std::isfinite(s.loss) ? fmt::format("  loss {:.4f}", s.loss) : "  loss -";
+  // A diverging loss (1e30) in scientific notation keeps the line's width.
+  std::string loss = !std::isfinite(s.loss)       ? "  loss -"
+                     : std::fabs(s.loss) < 1e4 ? fmt::format("  loss {:.4f}", s.loss)
+                                               : fmt::format("  loss {:.3e}", s.loss);
   std::string rate = fmt::format("  {:.0f} img/s", s.rate);
   std::string eta = fmt::format("  ETA {}", format_duration(s.epoch_eta));
   std::string run = fmt::format("  run {}", format_duration(s.run_eta));
@@ -148,6 +151,13 @@ void Progress::update(int64_t step, double running_loss, double images_per_s) {
   drawn_ = true;
   // One column spare: a line exactly as wide as the terminal wraps the cursor.
   terminal_("\r\033[K" + format_progress_line(width_ - 1, state(step, running_loss, images_per_s)));
+}
+
+Progress::~Progress() {
+  try {
+    finish();
+  } catch (...) {  // a destructor, maybe during unwinding: a failed redraw is not worth an abort
+  }
 }
 
 void Progress::finish() {

@@ -51,6 +51,11 @@ class Progress {
   void start(int64_t epoch, int64_t epochs, int64_t total_steps, std::string phase = "train");
   void update(int64_t step, double running_loss, double images_per_s);
   void finish();  // clears the bar
+  // Clears the bar too: an error that ends the phase (a non-finite loss, a
+  // failing loader) is then printed on a line of its own.
+  ~Progress();
+  Progress(const Progress&) = delete;
+  Progress& operator=(const Progress&) = delete;
 
  private:
   ProgressState state(int64_t step, double running_loss, double images_per_s) const;

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -103,6 +104,33 @@ TEST(Progress, PlainLinesHaveNoBarAndBarLinesFitTheWidth) {
     EXPECT_LE(d.size() - 4, 39u) << d;  // one column spare
   }
   EXPECT_EQ(draws.back(), "\r\033[K");
+}
+
+// An error that ends a phase (the bar's owner unwinds) leaves no half line
+// for the error message to land on.
+TEST(Progress, UnwindingClearsTheBar) {
+  std::vector<std::string> draws;
+  try {
+    Progress bar(Progress::Style::Bar, 1, [&](const std::string& s) { draws.push_back(s); },
+                 [](const std::string&) {}, 80);
+    bar.start(1, 1, 3);
+    bar.update(1, 0.5, 100);
+    throw std::runtime_error("non-finite loss");
+  } catch (const std::runtime_error&) {
+  }
+  ASSERT_GE(draws.size(), 2u);
+  EXPECT_EQ(draws.back(), "\r\033[K");
+}
+
+// A diverging loss goes to scientific notation: the line keeps its fields.
+TEST(ProgressLine, AHugeLossKeepsTheLineShort) {
+  ProgressState s = sample();
+  s.loss = 4.6e31;
+  const std::string line = format_progress_line(80, s);
+  EXPECT_NE(line.find("loss 4.600e+31"), std::string::npos) << line;
+  EXPECT_NE(line.find("512 img/s"), std::string::npos) << line;
+  s.loss = 1234.5;
+  EXPECT_NE(format_progress_line(80, s).find("loss 1234.5000"), std::string::npos);
 }
 
 }  // namespace
