@@ -1033,6 +1033,11 @@ TrainResult Trainer::fit_run() {
       break;
     }
   }
+  // A resume with nothing left to train still ran a command (it re-tests
+  // and rewrites the report): last.ckpt keeps its history entry, which the
+  // next resume reads, so history.yaml never loses one.
+  if (ran == 0 && !interrupted && s.rank == 0 && s.resume_from)
+    save_checkpoint(s.make_checkpoint(), (dir / "last.ckpt").string());
   TrainResult r;
   r.run_dir = s.run_dir;
   r.epochs_completed = s.epoch;

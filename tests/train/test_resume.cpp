@@ -148,6 +148,12 @@ TEST(Resume, ExtendsAFinishedRunAndAppliesANewLrForReal) {
   // Nothing more to do: a no-op that exits as finished.
   EXPECT_TRUE(resume(dir, {}).finished);
   EXPECT_EQ(lr_column(dir).size(), 4u);
+  // Each no-op is in the history and stays there (it used to vanish at the next resume).
+  EXPECT_TRUE(resume(dir, {}).finished);
+  const std::string after = io::read_file((fs::path(dir) / "history.yaml").string());
+  size_t commands = 0;
+  for (size_t at = after.find("command:"); at != std::string::npos; at = after.find("command:", at + 1)) ++commands;
+  EXPECT_EQ(commands, 4u) << after;  // the first run, the extension, two no-ops
 }
 
 // A schedule as long as train.epochs (cosine without t_max, linear,
