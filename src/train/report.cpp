@@ -522,7 +522,12 @@ std::string report_html(const ReportInput& input) {
     out += "<h2>Commands</h2>\n";
     append_name_value_table(out, input.history, "command and changes");
   }
-  out += fmt::format("<h2>Configuration</h2>\n<pre>\n{}</pre>\n", escape(input.config_yaml));
+  out += "<h2>Configuration</h2>\n";
+  if (!input.settings_by_epoch.empty()) {
+    out += "<p>In force now; these keys changed during the run:</p>\n";
+    append_name_value_table(out, input.settings_by_epoch, "value by epoch");
+  }
+  out += fmt::format("<pre>\n{}</pre>\n", escape(input.config_yaml));
   if (!input.environment.empty()) {
     out += "<h2>Environment</h2>\n";
     append_name_value_table(out, input.environment, "value");

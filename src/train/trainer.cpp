@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
@@ -320,6 +321,7 @@ struct Trainer::State {
   std::vector<std::pair<std::string, std::string>> report_header() const;
   void record_command();
   std::vector<std::pair<std::string, std::string>> history_rows() const;
+  std::vector<std::pair<std::string, std::string>> settings_by_epoch() const;
 };
 
 void Trainer::State::save_status(const std::string& what, const std::string& error) {
@@ -405,6 +407,35 @@ std::vector<std::pair<std::string, std::string>> Trainer::State::history_rows() 
     if (e.contains("reset") && e["reset"].is_array() && !e["reset"].empty())
       what += fmt::format("; reset {}", fmt::join(e["reset"].get<std::vector<std::string>>(), ", "));
     rows.emplace_back(fmt::format("epoch {} ({})", e.value("after_epoch", int64_t{0}) + 1, e.value("time", "")), what);
+  }
+  return rows;
+}
+
+// Each key a resume changed: its values and the epochs each ran for
+// (train.epochs itself is the run's length, not a setting of an epoch).
+std::vector<std::pair<std::string, std::string>> Trainer::State::settings_by_epoch() const {
+  struct Span {
+    std::string value;
+    int64_t from;
+  };
+  std::map<std::string, std::vector<Span>> spans;
+  for (const nlohmann::json& e : history) {
+    if (!e.contains("changes") || !e["changes"].is_object()) continue;
+    const int64_t from = e.value("after_epoch", int64_t{0}) + 1;
+    for (auto it = e["changes"].begin(); it != e["changes"].end(); ++it) {
+      if (it.key() == "train.epochs" || !it.value().is_array() || it.value().size() != 2) continue;
+      std::vector<Span>& s = spans[it.key()];
+      if (s.empty()) s.push_back({it.value()[0].get<std::string>(), 1});
+      s.push_back({it.value()[1].get<std::string>(), from});
+    }
+  }
+  std::vector<std::pair<std::string, std::string>> rows;
+  for (const auto& [key, s] : spans) {
+    std::vector<std::string> parts;
+    for (size_t i = 0; i < s.size(); ++i)
+      parts.push_back(i + 1 < s.size() ? fmt::format("{} (epochs {}-{})", s[i].value, s[i].from, s[i + 1].from - 1)
+                                       : fmt::format("{} (from epoch {})", s[i].value, s[i].from));
+    rows.emplace_back(key, fmt::format("{}", fmt::join(parts, "; ")));
   }
   return rows;
 }
@@ -875,6 +906,7 @@ void Trainer::State::write_run_files(const std::vector<std::pair<std::string, do
   in.class_names = data.info.class_names;
   in.config_yaml = config.to_yaml();
   in.history = history_rows();
+  in.settings_by_epoch = settings_by_epoch();
   in.environment = env;
   io::write_file_atomic((dir / "report.html").string(), report_html(in), "report.html");
 }

@@ -145,6 +145,11 @@ TEST(Resume, ExtendsAFinishedRunAndAppliesANewLrForReal) {
   EXPECT_NE(html.find("epoch 3 ("), std::string::npos);
   EXPECT_NE(html.find("optim.lr: 0.01 -&gt; 0.5; train.epochs: 2 -&gt; 4; reset optimizer, schedule"),
             std::string::npos);
+  // Beside the configuration (the values in force now): which value ran when.
+  EXPECT_NE(html.find("<tr><td class=\"name\">optim.lr</td><td class=\"name\">0.01 (epochs 1-2); 0.5 (from epoch 3)"
+                      "</td></tr>"),
+            std::string::npos)
+      << html;
   // Nothing more to do: a no-op that exits as finished.
   EXPECT_TRUE(resume(dir, {}).finished);
   EXPECT_EQ(lr_column(dir).size(), 4u);

@@ -56,6 +56,10 @@ struct ReportInput {
   std::string config_yaml;
   // (from which epoch, the command and what it changed), oldest first.
   std::vector<std::pair<std::string, std::string>> history;
+  // Keys a resume changed, with the value in force per epoch range
+  // ("optim.lr", "0.05 (epochs 1-2); 0.01 (from epoch 3)"); shown beside the
+  // configuration, which holds the values in force now.
+  std::vector<std::pair<std::string, std::string>> settings_by_epoch;
   std::vector<std::pair<std::string, std::string>> environment;  // versions, CPU, threads, seed
 };
 // A single HTML5 file (inline SVG curves, tables; no external resources),
