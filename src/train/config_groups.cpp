@@ -134,6 +134,24 @@ void delete_setting(std::vector<Setting>& settings, const std::string& arg) {
                              "applies already)", arg, key));
 }
 
+// Hydra's `+key=value` adds a key the config does not set (its default
+// applied) and refuses one it sets; `++key=value` sets it either way.
+void add_setting(std::vector<Setting>& settings, const std::string& arg) {
+  const bool force = arg.starts_with("++");
+  const std::string_view rest = std::string_view(arg).substr(force ? 2 : 1);
+  const size_t eq = rest.find('=');
+  if (eq == std::string_view::npos || eq == 0)
+    config_error(fmt::format("override '{}' must be {}key=value (e.g. +train.grad_clip_norm=1.0)", arg,
+                             force ? "++" : "+"));
+  const std::string key = trim(rest.substr(0, eq));
+  if (!force)
+    for (const Setting& s : settings)
+      if (s.key == key)
+        config_error(fmt::format("'{}': the config sets '{}' already ({}); '+' adds a key it does not set: write "
+                                 "'{}=...' (or '++{}=...') to override it", arg, key, s.origin, key, key));
+  settings.push_back({key, std::string(rest.substr(eq + 1)), "command line"});
+}
+
 }  // namespace
 
 Config load_config(const std::string& path, const std::vector<std::string>& overrides) {
@@ -179,6 +197,10 @@ Config load_config(const std::string& path, const std::vector<std::string>& over
   for (const std::string& o : options) {
     if (o.starts_with('~')) {
       delete_setting(settings, o);
+      continue;
+    }
+    if (o.starts_with('+')) {
+      add_setting(settings, o);
       continue;
     }
     size_t eq = o.find('=');

@@ -150,3 +150,20 @@ TEST(ConfigGroups, TildeDeletesAKeyTheConfigSets) {
   expect_error([&] { load_config(mlp, {"~data.val_fraction=0.1"}); },
                {"'~data.val_fraction=0.1'", "without a value"});
 }
+
+// Hydra's `+key=value` adds a key the config does not set; one it sets is
+// refused naming where (a `+` that overrode silently would hide a typo'd
+// intent); `++key=value` sets it either way. Unknown keys get the usual hint.
+TEST(ConfigGroups, PlusAddsAKeyTheConfigDoesNotSet) {
+  const std::string mlp = source("configs/fashion_mnist_mlp.yaml");
+  Config c = load_config(mlp, {"+train.grad_clip_norm=1.5"});
+  EXPECT_TRUE(c.is_set("train.grad_clip_norm"));
+  EXPECT_DOUBLE_EQ(c.get_float("train.grad_clip_norm"), 1.5);
+  expect_error([&] { load_config(mlp, {"+data.val_fraction=0.3"}); },
+               {"'+data.val_fraction=0.3'", "sets 'data.val_fraction' already", "fashion_mnist.yaml",
+                "'++data.val_fraction=...'"});
+  EXPECT_DOUBLE_EQ(load_config(mlp, {"++data.val_fraction=0.3"}).get_float("data.val_fraction"), 0.3);
+  EXPECT_DOUBLE_EQ(load_config(mlp, {"++train.grad_clip_norm=2"}).get_float("train.grad_clip_norm"), 2.0);
+  expect_error([&] { load_config(mlp, {"+model.hiden=3"}); }, {"unknown config key 'model.hiden'", "model.hidden"});
+  expect_error([&] { load_config(mlp, {"+train.grad_clip_norm"}); }, {"must be +key=value"});
+}
