@@ -10,6 +10,7 @@
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/indexing.h"
+#include "kernels/wrapping.h"
 #include "ember/ops/reduction.h"
 #include "ember/ops/view.h"
 #include "ops/op_util.h"
@@ -94,7 +95,7 @@ Tensor cumprod(const Tensor& t, int64_t dim, std::optional<ScalarType> dtype) {
   Tensor x = t.dtype() == dt ? t : t.to(dt);
   auto step = [](const auto* v, int64_t n, auto* out, int64_t*) {
     auto acc = decltype(v[0] + v[0])(1);
-    for (int64_t j = 0; j < n; ++j) out[j] = acc = acc * v[j];
+    for (int64_t j = 0; j < n; ++j) out[j] = acc = wrapping_mul(acc, static_cast<decltype(acc)>(v[j]));
   };
   Tensor out = is_floating_point(dt) ? scan<double>(x, d, dt, step).first : scan<int64_t>(x, d, dt, step).first;
   if (any_requires_grad({&x})) {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "ember/core/float_to_int.h"
 #include "ember/core/scalar_type.h"
 
 namespace ember {
@@ -27,13 +28,13 @@ class Scalar {
   bool is_bool() const { return kind_ == Kind::Bool; }
 
   double to_double() const { return kind_ == Kind::Double ? d_ : static_cast<double>(i_); }
-  int64_t to_long() const { return kind_ == Kind::Double ? static_cast<int64_t>(d_) : i_; }
+  int64_t to_long() const { return kind_ == Kind::Double ? float_to_int64(d_) : i_; }
   bool to_bool() const { return kind_ == Kind::Double ? d_ != 0.0 : i_ != 0; }
 
   template <typename T>
   T to() const {
     if constexpr (std::is_same_v<T, bool>) return to_bool();
-    else if constexpr (std::is_integral_v<T>) return static_cast<T>(to_long());
+    else if constexpr (std::is_integral_v<T>) return kind_ == Kind::Double ? float_to_integral<T>(d_) : static_cast<T>(i_);
     else return static_cast<T>(static_cast<opmath_t<T>>(to_double()));
   }
 

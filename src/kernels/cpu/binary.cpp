@@ -5,6 +5,7 @@
 
 #include "kernels/cpu/loops.h"
 #include "kernels/cpu/vec_f32.h"
+#include "kernels/wrapping.h"
 #include "kernels/dispatch.h"
 #include "kernels/flat_binary.h"
 #include "kernels/kernel_types.h"
@@ -45,16 +46,16 @@ void arith(const TensorIter& iter, const char* name, std::optional<vec::Binary> 
 }
 
 void add_kernel(const TensorIter& it, const ElementwiseParams&) {
-  arith(it, "add", vec::Binary::Add, [](auto a, auto b) { return a + b; });
+  arith(it, "add", vec::Binary::Add, [](auto a, auto b) { return wrapping_add(a, b); });
 }
 void sub_kernel(const TensorIter& it, const ElementwiseParams&) {
-  arith(it, "sub", vec::Binary::Sub, [](auto a, auto b) { return a - b; });
+  arith(it, "sub", vec::Binary::Sub, [](auto a, auto b) { return wrapping_sub(a, b); });
 }
 void mul_kernel(const TensorIter& it, const ElementwiseParams&) {
   if (it.dtype(0) == kBool) {
     return cpu_kernel(it, [](bool a, bool b) -> bool { return a && b; });
   }
-  arith(it, "mul", vec::Binary::Mul, [](auto a, auto b) { return a * b; });
+  arith(it, "mul", vec::Binary::Mul, [](auto a, auto b) { return wrapping_mul(a, b); });
 }
 void div_kernel(const TensorIter& it, const ElementwiseParams&) {
   dispatch_floating(it.dtype(0), "div", [](auto) {});  // ints were promoted by the op
@@ -64,6 +65,8 @@ void div_kernel(const TensorIter& it, const ElementwiseParams&) {
 template <typename T>
 T floor_div_int(T a, T b) {
   EMBER_CHECK(b != 0, "floor_divide: ZeroDivisionError (integer division by zero)");
+  if constexpr (std::is_signed_v<T>)
+    if (b == -1) return wrapping_neg(a);  // INT_MIN / -1 traps in C; PyTorch's dies of SIGFPE
   T q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
   return q;
@@ -97,6 +100,8 @@ void remainder_kernel(const TensorIter& it, const ElementwiseParams&) {
     if constexpr (std::is_integral_v<T>) {
       cpu_kernel(it, [](T a, T b) -> T {
         EMBER_CHECK(b != 0, "remainder: ZeroDivisionError (integer modulo by zero)");
+        if constexpr (std::is_signed_v<T>)
+          if (b == -1) return 0;  // INT_MIN % -1 traps in C
         T r = a % b;
         if (r != 0 && ((r < 0) != (b < 0))) r += b;
         return r;
@@ -118,9 +123,9 @@ T int_pow(T base, T exp) {
   }
   T result = 1;
   while (exp) {
-    if (exp & 1) result = static_cast<T>(result * base);
+    if (exp & 1) result = wrapping_mul(result, base);
     exp = static_cast<T>(exp >> 1);
-    base = static_cast<T>(base * base);
+    base = wrapping_mul(base, base);
   }
   return result;
 }

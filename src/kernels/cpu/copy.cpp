@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "ember/core/float_to_int.h"
 #include "kernels/cpu/loops.h"
 #include "kernels/dispatch.h"
 #include "kernels/kernel_types.h"
@@ -16,6 +17,8 @@ To convert(From v) {
     return static_cast<opmath_t<From>>(v) != static_cast<opmath_t<From>>(0);
   } else if constexpr (std::is_same_v<To, Half> || std::is_same_v<To, BFloat16>) {
     return To(static_cast<float>(v));
+  } else if constexpr (std::is_integral_v<To> && !std::is_integral_v<From>) {
+    return float_to_integral<To>(static_cast<double>(static_cast<opmath_t<From>>(v)));
   } else {
     return static_cast<To>(static_cast<opmath_t<From>>(v));
   }

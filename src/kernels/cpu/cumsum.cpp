@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ember/core/parallel.h"
+#include "kernels/wrapping.h"
 #include "kernels/dispatch.h"
 #include "kernels/reduce.h"
 
@@ -33,7 +34,7 @@ void cumsum_typed(const ReduceIter& it) {
       for (int64_t r = 0; r < n; ++r) {
         int64_t base = (o * n + r) * inner + j0;
         for (int64_t k = 0; k < len; ++k) {
-          acc[k] += static_cast<A>(in[base + k]);
+          acc[k] = wrapping_add(acc[k], static_cast<A>(in[base + k]));
           out[base + k] = static_cast<T>(acc[k]);
         }
       }

@@ -3,6 +3,7 @@
 
 #include "kernels/dispatch.h"
 #include "kernels/indexing.h"
+#include "kernels/wrapping.h"
 #include "kernels/tensor_iter.h"
 
 namespace ember {
@@ -80,7 +81,7 @@ void scatter_add_kernel(const Tensor& self, int64_t dim, const Tensor& index, co
         o = o || v;
       } else {
         using M = opmath_t<T>;
-        o = static_cast<T>(static_cast<M>(o) + static_cast<M>(v));
+        o = static_cast<T>(wrapping_add(static_cast<M>(o), static_cast<M>(v)));
       }
     });
   });

@@ -6,6 +6,7 @@
 #include "kernels/cpu/reduce_loops.h"
 #include "kernels/cpu/vec_f32.h"
 #include "kernels/cpu/vec_reduce.h"
+#include "kernels/wrapping.h"
 #include "kernels/dispatch.h"
 
 namespace ember {
@@ -25,8 +26,8 @@ struct SumReducer {
   using out_t = T;
   acc_t scale = 1;
   acc_t init() const { return acc_t(0); }
-  acc_t step(acc_t a, T x) const { return a + static_cast<acc_t>(x); }
-  acc_t merge(acc_t a, acc_t b) const { return a + b; }
+  acc_t step(acc_t a, T x) const { return wrapping_add(a, static_cast<acc_t>(x)); }
+  acc_t merge(acc_t a, acc_t b) const { return wrapping_add(a, b); }
   T finish(acc_t a) const { return static_cast<T>(a * scale); }
 };
 
@@ -43,8 +44,8 @@ struct ProdReducer {
   using acc_t = opmath_t<T>;
   using out_t = T;
   acc_t init() const { return acc_t(1); }
-  acc_t step(acc_t a, T x) const { return a * static_cast<acc_t>(x); }
-  acc_t merge(acc_t a, acc_t b) const { return a * b; }
+  acc_t step(acc_t a, T x) const { return wrapping_mul(a, static_cast<acc_t>(x)); }
+  acc_t merge(acc_t a, acc_t b) const { return wrapping_mul(a, b); }
   T finish(acc_t a) const { return static_cast<T>(a); }
 };
 

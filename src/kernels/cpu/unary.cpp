@@ -4,6 +4,7 @@
 
 #include "kernels/cpu/loops.h"
 #include "kernels/cpu/vec_f32.h"
+#include "kernels/wrapping.h"
 #include "kernels/dispatch.h"
 #include "kernels/kernel_types.h"
 
@@ -44,8 +45,8 @@ M sigmoid_scalar(M x) { return M(1) / (M(1) + std::exp(-x)); }
 
 constexpr std::optional<vec::Unary> kNoVec = std::nullopt;
 
-EMBER_UNARY(neg, Numeric, vec::Unary::Neg, -x)
-EMBER_UNARY(abs, Numeric, vec::Unary::Abs, x < 0 ? -x : x)
+EMBER_UNARY(neg, Numeric, vec::Unary::Neg, wrapping_neg(x))
+EMBER_UNARY(abs, Numeric, vec::Unary::Abs, x < 0 ? wrapping_neg(x) : x)
 EMBER_UNARY(exp, Floating, vec::Unary::Exp, std::exp(x))
 EMBER_UNARY(expm1, Floating, vec::Unary::Expm1, std::expm1(x))
 EMBER_UNARY(log, Floating, vec::Unary::Log, std::log(x))
