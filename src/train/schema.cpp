@@ -19,7 +19,7 @@ Schema base_schema() {
 
       {"optim.name", ValueType::String, std::string("adam"), "optimizer",
        {"sgd", "adam", "adamw", "rmsprop", "adagrad"}},
-      {"optim.lr", ValueType::Float, 1e-3, "learning rate", {}, "[0, inf)"},
+      {"optim.lr", ValueType::Float, 1e-3, "learning rate", {}, "(0, inf)"},
       {"optim.weight_decay", ValueType::Float, 0.0, "L2 penalty (decoupled for adamw)", {}, "[0, inf)"},
       {"optim.momentum", ValueType::Float, 0.0, "momentum (sgd, rmsprop)", {}, "[0, inf)"},
       {"optim.nesterov", ValueType::Bool, false, "Nesterov momentum (sgd)"},
