@@ -96,6 +96,13 @@ class Args {
   }
   double float_(const std::string& key, double def) { return has(key) ? scalar<double>(key, "a number") : def; }
   bool bool_(const std::string& key, bool def) { return has(key) ? scalar<bool>(key, "true or false") : def; }
+  std::string choice(const std::string& key, const std::vector<std::string>& choices) {
+    if (!has(key)) return choices.front();
+    std::string v = scalar<std::string>(key, "a string");
+    if (std::find(choices.begin(), choices.end(), v) == choices.end())
+      fail(fmt::format("argument '{}' must be one of {}, got '{}'", key, fmt::join(choices, ", "), v));
+    return v;
+  }
   // An int or [a, b] (PyTorch's _pair).
   nn::ExpandingArray<2> pair(const std::string& key, std::optional<int64_t> def = std::nullopt) {
     if (!has(key)) return def ? nn::ExpandingArray<2>(*def) : nn::ExpandingArray<2>(missing(key));
@@ -187,7 +194,8 @@ nn::ModulePtr conv2d(Args& a, Walk& w) {
   auto d = a.pair("dilation", 1);
   int64_t groups = a.int_("groups", 1);
   bool bias = a.bool_("bias", true);
-  return std::make_shared<nn::Conv2d>(in, out, k, s, p, d, groups, bias);
+  std::string mode = a.choice("padding_mode", {"zeros", "reflect", "replicate", "circular"});
+  return std::make_shared<nn::Conv2d>(in, out, k, s, p, d, groups, bias, mode);
 }
 
 template <class BN>
@@ -258,7 +266,8 @@ const std::map<std::string, LayerBuilder>& layer_table() {
   const S rnn = {"input_size", "hidden_size", "num_layers", "bias", "batch_first", "dropout", "bidirectional"};
   static const std::map<std::string, LayerBuilder> table = {
       {"conv2d",
-       {conv2d, {"in_channels", "out_channels", "kernel_size", "stride", "padding", "dilation", "groups", "bias"}}},
+       {conv2d, {"in_channels", "out_channels", "kernel_size", "stride", "padding", "dilation", "groups", "bias",
+                   "padding_mode"}}},
       {"batch_norm1d", {[](Args& a, Walk& w) { return batch_norm<nn::BatchNorm1d>(a, w, false); }, bn}},
       {"batch_norm2d", {[](Args& a, Walk& w) { return batch_norm<nn::BatchNorm2d>(a, w, true); }, bn}},
       {"max_pool2d", {pool2d<nn::MaxPool2d>, pool}},

@@ -94,3 +94,71 @@ TEST(ConvLayers, Errors) {
   expect_error([] { nn::Conv2d(3, 8, 3, 2, "same"); }, {"padding='same' is not supported for strided convolutions"});
   expect_error([] { nn::Conv2d(3, 8, 3, 1, "full"); }, {"Invalid padding string 'full'"});
 }
+
+// padding_mode: F.pad with the mode, then a convolution without padding.
+// Numbers printed by torch 1.13 for:
+//   x = torch.arange(12.).reshape(1, 1, 3, 4).requires_grad_()
+//   m = nn.Conv2d(1, 1, 3, padding=1, padding_mode=mode, bias=False)
+//   m.weight = arange(9).reshape(1, 1, 3, 3) / 10
+//   y = m(x); (y * arange(12).reshape(1, 1, 3, 4)).sum().backward()
+//   nn.Conv1d(1, 1, 3, padding='same', dilation=2, padding_mode='circular', bias=False),
+//     weight [1, 10, 100], x = arange(6.)                           -> [204, 315, 420, 531, 42, 153]
+//   nn.Conv3d(1, 1, 2, padding=1, padding_mode='replicate', bias=False), weight 1, x = arange(8.) 2x2x2
+TEST(ConvLayers, PaddingModesMatchPyTorch) {
+  struct Case {
+    const char* mode;
+    std::vector<double> y, grad;
+  };
+  const std::vector<Case> cases = {
+      {"reflect",
+       {12.0, 13.8, 17.4, 18.0, 24.000002, 25.799999, 29.4, 30.0, 21.6, 23.4, 27.000002, 27.599998},
+       {0.7, 2.3, 6.7, 4.1, 15.5, 35.0, 52.500004, 29.0, 11.7, 25.700001, 35.300003, 19.099998}},
+      {"replicate",
+       {9.900001, 12.6, 16.200001, 18.299999, 23.1, 25.799999, 29.4, 31.5, 29.1, 31.799999, 35.400002, 37.5},
+       {0.7, 2.4, 4.2, 8.300001, 5.7, 10.2, 13.800001, 20.700001, 32.299999, 39.599998, 45.0, 54.699997}},
+      {"circular",
+       {15.0, 15.0, 18.6, 16.200001, 25.800001, 25.799999, 29.4, 27.0, 15.000001, 15.000001, 18.6, 16.199999},
+       {23.400002, 20.999998, 24.6, 24.599998, 12.6, 10.2, 13.800001, 13.8, 23.400002, 21.000002, 24.6, 24.599998}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.mode);
+    nn::Conv2d m(1, 1, 3, 1, 1, 1, 1, false, c.mode);
+    {
+      NoGradGuard no_grad;
+      m.weight.copy_(arange(9).to(kFloat32).reshape({1, 1, 3, 3}) / 10.0);
+    }
+    Tensor x = arange(12).to(kFloat32).reshape({1, 1, 3, 4}).requires_grad_();
+    Tensor y = m(x);
+    (y * arange(12).to(kFloat32).reshape({1, 1, 3, 4})).sum().backward();
+    ember::testing::expect_values(y, {1, 1, 3, 4}, c.y, 1e-5);
+    ember::testing::expect_values(x.grad(), {1, 1, 3, 4}, c.grad, 1e-5);
+    EXPECT_EQ(m.repr(), fmt::format("Conv2d(1, 1, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1), bias=False, "
+                                    "padding_mode={})",
+                                    c.mode));
+  }
+  nn::Conv1d c1(1, 1, 3, 1, "same", 2, 1, false, "circular");
+  NoGradGuard no_grad;
+  c1.weight.copy_(tensor<float>({1, 10, 100}).reshape({1, 1, 3}));
+  ember::testing::expect_values(c1(arange(6).to(kFloat32).reshape({1, 1, 6})), {1, 1, 6},
+                                {204, 315, 420, 531, 42, 153});
+  EXPECT_EQ(c1.reversed_padding_repeated_twice(), (std::vector<int64_t>{2, 2}));
+  nn::Conv3d c3(1, 1, 2, 1, 1, 1, 1, false, "replicate");
+  c3.weight.fill_(1.0);
+  ember::testing::expect_values(c3(arange(8).to(kFloat32).reshape({1, 1, 2, 2, 2})), {1, 1, 3, 3, 3},
+                                {0,  4,  8,  8,  12, 16, 16, 20, 24, 16, 20, 24, 24, 28,
+                                 32, 32, 36, 40, 32, 36, 40, 40, 44, 48, 48, 52, 56});
+  // 'same' with an even kernel: PyTorch puts the odd element on the right ([3, 3, 1, 1] for (3, 4), dilation (1, 2)).
+  nn::Conv2d even(1, 1, {3, 4}, 1, "same", {1, 2}, 1, true, "replicate");
+  EXPECT_EQ(even.reversed_padding_repeated_twice(), (std::vector<int64_t>{3, 3, 1, 1}));
+  EXPECT_EQ(even(randn({2, 1, 5, 9})).sizes().vec(), (std::vector<int64_t>{2, 1, 5, 9}));
+}
+
+TEST(ConvLayers, PaddingModeErrors) {
+  expect_error([] { nn::Conv2d(1, 1, 3, 1, 0, 1, 1, true, "mirror"); },
+               {"Conv2d", "padding_mode must be one of 'zeros', 'reflect', 'replicate', 'circular'",
+                "got padding_mode='mirror'"});
+  expect_error([] { nn::ConvTranspose2d(1, 1, 3, 1, 0, 0, 1, true, 1, "reflect"); },
+               {"ConvTranspose2d", "only \"zeros\" padding mode is supported"});
+  nn::Conv2d m(1, 1, 3, 1, 1, 1, 1, true, "reflect");
+  expect_error([&] { (void)m(randn({1, 1, 2, 2, 2, 2})); }, {"Conv2d", "expected 4-D (batched) or 3-D", "[1, 1, 2, 2, 2, 2]"});
+}

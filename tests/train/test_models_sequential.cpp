@@ -85,6 +85,11 @@ TEST(SequentialModel, ExplicitSizesPairsAndSamePadding) {
   auto m = build_sequential(layers, images(3, 8, 8, 3));
   EXPECT_EQ(numel_of(*m), (4 * 3 * 15 + 4) + (6 * 4 * 4) + (6 * 3 + 3));
   EXPECT_EQ(m->forward(randn({2, 3, 8, 8})).sizes().vec(), (std::vector<int64_t>{2, 3}));
+  // PyTorch's padding_mode, passed through to nn::Conv2d.
+  auto r = build_sequential("[{conv2d: {out_channels: 2, kernel_size: 3, padding: 1, padding_mode: reflect}},"
+                            " flatten, {linear: {out_features: 3}}]",
+                            images(1, 8, 8, 3));
+  EXPECT_NE(r->repr().find("padding_mode=reflect"), std::string::npos) << r->repr();
 }
 
 // residual: x + f(x), its layers numbered under the block ("1.0.weight").
@@ -139,6 +144,9 @@ TEST(SequentialModel, ErrorsNameTheLayerTheKeyAndTheChoices) {
   expect_error([&] { build_sequential("[{conv2d: {out_channels: 4, kernal_size: 3}}]", img); },
                {"model.layers[0] (conv2d)", "unknown argument 'kernal_size'", "did you mean 'kernel_size'",
                 "in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias"});
+  expect_error([&] { build_sequential("[{conv2d: {out_channels: 4, kernel_size: 3, padding_mode: mirror}}]", img); },
+               {"model.layers[0] (conv2d)", "argument 'padding_mode' must be one of zeros, reflect, replicate, circular",
+                "got 'mirror'"});
   expect_error([&] { build_sequential("[{conv2d: {out_channels: 4}}]", img); },
                {"model.layers[0] (conv2d)", "missing argument 'kernel_size'"});
   expect_error([&] { build_sequential("[{conv2d: {in_channels: 3, out_channels: 4, kernel_size: 3}}]", img); },

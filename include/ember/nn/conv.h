@@ -58,10 +58,16 @@ class ConvNd : public Module {
  public:
   std::string extra_repr() const override;
   void reset_parameters();
+  // F.pad's sizes for a padding_mode other than "zeros" (PyTorch's
+  // _reversed_padding_repeated_twice: last dim first, left then right).
+  std::vector<int64_t> reversed_padding_repeated_twice() const;
 
   const int64_t in_channels, out_channels;
   const std::vector<int64_t> kernel_size, stride, padding, dilation, output_padding;
-  const std::string padding_mode;  // "", "same" or "valid" (string padding)
+  const std::string padding_string;  // "", "same" or "valid" (PyTorch's padding given as a string)
+  // How the border is padded: "zeros" (in the convolution), or "reflect",
+  // "replicate", "circular" (F.pad first, then a convolution without padding).
+  const std::string padding_mode;
   const int64_t groups;
   const bool transposed;
   Tensor& weight;
@@ -69,9 +75,11 @@ class ConvNd : public Module {
 
  protected:
   ConvNd(std::string type_name, int64_t in_channels, int64_t out_channels, std::vector<int64_t> kernel_size,
-         std::vector<int64_t> stride, std::vector<int64_t> padding, std::string padding_mode,
+         std::vector<int64_t> stride, std::vector<int64_t> padding, std::string padding_string,
          std::vector<int64_t> dilation, std::vector<int64_t> output_padding, int64_t groups, bool transposed,
-         bool bias, ScalarType dtype);
+         bool bias, std::string padding_mode, ScalarType dtype);
+  // The non-zeros padding_mode's F.pad, then no padding in the convolution.
+  Tensor pad_input(const Tensor& input) const;
   std::optional<Tensor> bias_or_none() const { return bias.defined() ? std::optional<Tensor>(bias) : std::nullopt; }
 };
 
@@ -80,17 +88,18 @@ class Conv1d : public ConvNd {
  public:
   Conv1d(int64_t in_channels, int64_t out_channels, ExpandingArray<1> kernel_size, ExpandingArray<1> stride = 1,
          ConvPadding<1> padding = 0, ExpandingArray<1> dilation = 1, int64_t groups = 1, bool bias = true,
-         ScalarType dtype = kFloat32);
+         std::string padding_mode = "zeros", ScalarType dtype = kFloat32);
   Tensor forward(const Tensor& input) override;
 };
 
 // input [N, C_in, H, W] -> [N, C_out, H_out, W_out]; weight [C_out, C_in / groups, kH, kW].
 //   Conv2d(1, 32, 3, 1, 1)   Conv2d(64, 64, {3, 3}, 1, "same")
+//   Conv2d(3, 16, 3, 1, 1, 1, 1, true, "reflect")
 class Conv2d : public ConvNd {
  public:
   Conv2d(int64_t in_channels, int64_t out_channels, ExpandingArray<2> kernel_size, ExpandingArray<2> stride = 1,
          ConvPadding<2> padding = 0, ExpandingArray<2> dilation = 1, int64_t groups = 1, bool bias = true,
-         ScalarType dtype = kFloat32);
+         std::string padding_mode = "zeros", ScalarType dtype = kFloat32);
   Tensor forward(const Tensor& input) override;
 };
 
@@ -100,7 +109,8 @@ class ConvTranspose2d : public ConvNd {
  public:
   ConvTranspose2d(int64_t in_channels, int64_t out_channels, ExpandingArray<2> kernel_size,
                   ExpandingArray<2> stride = 1, ExpandingArray<2> padding = 0, ExpandingArray<2> output_padding = 0,
-                  int64_t groups = 1, bool bias = true, ExpandingArray<2> dilation = 1, ScalarType dtype = kFloat32);
+                  int64_t groups = 1, bool bias = true, ExpandingArray<2> dilation = 1,
+                  std::string padding_mode = "zeros", ScalarType dtype = kFloat32);
   Tensor forward(const Tensor& input) override;
 };
 
@@ -110,7 +120,7 @@ class Conv3d : public ConvNd {
  public:
   Conv3d(int64_t in_channels, int64_t out_channels, ExpandingArray<3> kernel_size, ExpandingArray<3> stride = 1,
          ConvPadding<3> padding = 0, ExpandingArray<3> dilation = 1, int64_t groups = 1, bool bias = true,
-         ScalarType dtype = kFloat32);
+         std::string padding_mode = "zeros", ScalarType dtype = kFloat32);
   Tensor forward(const Tensor& input) override;
 };
 
@@ -119,7 +129,8 @@ class ConvTranspose1d : public ConvNd {
  public:
   ConvTranspose1d(int64_t in_channels, int64_t out_channels, ExpandingArray<1> kernel_size,
                   ExpandingArray<1> stride = 1, ExpandingArray<1> padding = 0, ExpandingArray<1> output_padding = 0,
-                  int64_t groups = 1, bool bias = true, ExpandingArray<1> dilation = 1, ScalarType dtype = kFloat32);
+                  int64_t groups = 1, bool bias = true, ExpandingArray<1> dilation = 1,
+                  std::string padding_mode = "zeros", ScalarType dtype = kFloat32);
   Tensor forward(const Tensor& input) override;
 };
 
