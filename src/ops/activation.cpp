@@ -3,10 +3,14 @@
 #include "ops/op_util.h"
 #include "ember/ops/activation.h"
 
+#include <cmath>
+
+#include "ember/core/grad_graph.h"
 #include "ember/core/grad_mode.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/indexing.h"
+#include "ember/ops/other.h"
 #include "ember/ops/reduction.h"
 #include "ember/ops/view.h"
 
@@ -65,12 +69,63 @@ Tensor dropout2d(const Tensor& x, double p, bool training, Generator* gen) {
   return apply_dropout(x, p, training, gen, noise, "dropout2d");
 }
 
-Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<int64_t> padding_idx) {
+namespace {
+
+void check_embedding_args(const Tensor& indices, const Tensor& weight) {
   EMBER_CHECK_TYPE(indices.dtype() == kInt64 || indices.dtype() == kInt32,
                    "embedding: expected indices of dtype int64 or int32, got {}; convert with .to(kInt64)",
                    to_string(indices.dtype()));
   EMBER_CHECK(weight.dim() == 2, "embedding: expected weight [num_embeddings, embedding_dim], got shape {}",
               shape_str(weight.sizes()));
+}
+
+// The gradient of the lookup divided, position by position, by how often its
+// index occurs (PyTorch's scale_grad_by_freq), padding positions zero.
+Tensor embedding_scaled_grad(const Tensor& weight, const Tensor& flat, std::optional<int64_t> padding_idx) {
+  Tensor rows;
+  {
+    NoGradGuard no_grad;
+    rows = index_select(weight, 0, flat);
+  }
+  const int64_t n = weight.size(0);
+  Tensor counts = bincount(flat, std::nullopt, n);
+  Tensor scale = reciprocal(index_select(counts, 0, flat).to(weight.dtype()));
+  if (padding_idx) scale = where(ne(flat, *padding_idx), scale, zeros({}, TensorOptions(weight.dtype())));
+  SavedTensor sflat = save(flat), sscale = save(scale);
+  record("EmbeddingBackward0", {&weight}, {sflat, sscale}, rows,
+         [sflat, sscale, n](const variable_list& g) -> variable_list {
+           Tensor scaled = g[0] * sscale.unpack().unsqueeze(1);
+           Tensor table = zeros({n, g[0].size(1)}, TensorOptions(g[0].dtype()));
+           return {index_add(table, 0, sflat.unpack(), scaled)};
+         });
+  return rows;
+}
+
+}  // namespace
+
+Tensor& embedding_renorm_(Tensor& weight, const Tensor& indices, double max_norm, double norm_type) {
+  check_embedding_args(indices, weight);
+  EMBER_CHECK(std::isfinite(max_norm) && max_norm >= 0, "embedding_renorm_: max_norm must be a finite number >= 0, got {}",
+              max_norm);
+  NoGradGuard no_grad;
+  Tensor uniq = std::get<0>(unique(indices.reshape({-1}).to(kInt64)));
+  const std::vector<int64_t> rows = uniq.to_vector<int64_t>();
+  const int64_t n = weight.size(0);
+  for (int64_t i : rows) {
+    EMBER_CHECK_INDEX(i >= 0 && i < n, "embedding: index {} is out of range for {} embeddings", i, n);
+    Tensor row = weight.select(0, i);
+    const double norm = ember::norm(row, norm_type).item<double>();
+    if (norm > max_norm) row.mul_(max_norm / (norm + 1e-7));
+  }
+  return weight;
+}
+
+Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<int64_t> padding_idx,
+                 std::optional<double> max_norm, double norm_type, bool scale_grad_by_freq, bool sparse) {
+  check_embedding_args(indices, weight);
+  EMBER_CHECK(!sparse,
+              "embedding: sparse=true is not supported (Ember has no sparse tensors); sparse=false gives the same "
+              "update as a dense gradient");
   if (padding_idx) {
     // PyTorch's F.embedding wraps a negative padding_idx, as nn::Embedding does.
     const int64_t n = weight.size(0);
@@ -78,12 +133,18 @@ Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<int6
                 "embedding: padding_idx must be within num_embeddings [-{}, {}), got {}", n, n, *padding_idx);
     if (*padding_idx < 0) padding_idx = *padding_idx + n;
   }
+  if (max_norm) {
+    Tensor w = weight;  // the same storage: renormalised in place, as PyTorch does
+    embedding_renorm_(w, indices, *max_norm, norm_type);
+  }
   Tensor flat = indices.reshape({-1});
   if (flat.dtype() != kInt64) flat = flat.to(kInt64);
   std::vector<int64_t> out_shape = indices.sizes().vec();
   out_shape.push_back(weight.size(1));
+  const bool grad = GradMode::is_enabled() && weight.requires_grad();
+  if (scale_grad_by_freq && grad) return embedding_scaled_grad(weight, flat, padding_idx).view(out_shape);
   Tensor rows = index_select(weight, 0, flat);
-  if (padding_idx && GradMode::is_enabled() && weight.requires_grad()) {
+  if (padding_idx && grad) {
     // Same values, but padding positions read a detached weight: no gradient.
     Tensor keep = ne(flat, *padding_idx).unsqueeze(1);
     rows = where(keep, rows, index_select(weight.detach(), 0, flat));

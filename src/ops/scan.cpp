@@ -10,9 +10,9 @@
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/indexing.h"
-#include "kernels/wrapping.h"
 #include "ember/ops/reduction.h"
 #include "ember/ops/view.h"
+#include "kernels/wrapping.h"
 #include "ops/op_util.h"
 
 namespace ember {

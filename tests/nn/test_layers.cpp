@@ -82,6 +82,44 @@ TEST(NnLayers, FunctionalEmbeddingWrapsNegativePaddingIdx) {
   expect_error([&] { embedding(tensor<int64_t>({0}), w, 10); }, {"embedding", "padding_idx", "10"});
 }
 
+// F.embedding's max_norm, norm_type and scale_grad_by_freq against torch 1.13:
+//   w = (torch.arange(12.).reshape(4, 3) / 4); idx = torch.tensor([[1, 3, 1], [0, 3, 3]])
+//   F.embedding(idx, w, max_norm=1.0) renorms w in place to
+//     [0, .25, .5, .424264, .5656854, .7071067, 1.5, 1.75, 2, .5178918, .5754353, .6329789]
+//   F.embedding(idx, w, max_norm=2.0, norm_type=1.0) ->
+//     [0, .25, .5, .5, .6666666, .8333333, 1.5, 1.75, 2, .6, .6666666, .7333333]
+//   y = F.embedding(idx, w, scale_grad_by_freq=True, padding_idx=0)
+//   (y * torch.arange(18.).reshape(2, 3, 3)).sum().backward() -> w.grad
+//     [0, 0, 0, 3, 4, 5, 0, 0, 0, 10, 11, 12]
+//   repr(nn.Embedding(4, 3, max_norm=1.0, norm_type=1.5, scale_grad_by_freq=True))
+TEST(NnLayers, EmbeddingMaxNormAndScaleGradByFreqMatchPyTorch) {
+  const Tensor idx = tensor<int64_t>({1, 3, 1, 0, 3, 3}).reshape({2, 3});
+  auto table = [] { return (arange(12).to(kFloat32).reshape({4, 3}) / 4.0).requires_grad_(); };
+  Tensor w = table();
+  Tensor y = embedding(idx, w, std::nullopt, 1.0);
+  const std::vector<double> renormed = {0, .25, .5, .424264, .5656854, .7071067, 1.5, 1.75, 2, .5178918, .5754353,
+                                        .6329789};
+  ember::testing::expect_values(w.detach(), {4, 3}, renormed, 1e-6);
+  ember::testing::expect_values(y.select(0, 1).select(0, 0), {3}, {0, .25, .5});  // row 0 was within the norm
+  ember::testing::expect_values(y.select(0, 0).select(0, 1), {3}, {.5178918, .5754353, .6329789}, 1e-6);
+  Tensor w1 = table();
+  (void)embedding(idx, w1, std::nullopt, 2.0, 1.0);
+  ember::testing::expect_values(w1.detach(), {4, 3},
+                                {0, .25, .5, .5, .6666666, .8333333, 1.5, 1.75, 2, .6, .6666666, .7333333}, 1e-6);
+  Tensor w2 = table();
+  (embedding(idx, w2, 0, std::nullopt, 2.0, true) * arange(18).to(kFloat32).reshape({2, 3, 3})).sum().backward();
+  ember::testing::expect_values(w2.grad(), {4, 3}, {0, 0, 0, 3, 4, 5, 0, 0, 0, 10, 11, 12});
+  // The module passes them on, and prints them as PyTorch does.
+  nn::Embedding m(4, 3, std::nullopt, 1.0, 1.5, true);
+  EXPECT_EQ(m.repr(), "Embedding(4, 3, max_norm=1.0, norm_type=1.5, scale_grad_by_freq=True)");
+  (void)m(idx);
+  for (int64_t r : {0, 1, 3}) EXPECT_LE(norm(m.weight.detach().select(0, r), 1.5).item<double>(), 1.0 + 1e-6);
+  expect_error([] { nn::Embedding(4, 3, std::nullopt, std::nullopt, 2.0, false, true); },
+               {"Embedding", "sparse=true is not supported"});
+  expect_error([&] { (void)embedding(tensor<int64_t>({7}), table(), std::nullopt, 1.0); },
+               {"embedding", "index 7 is out of range for 4 embeddings"});
+}
+
 TEST(NnLayers, BatchNormTrainAndEvalMatchPyTorch) {
   for (const char* name : {"bn1d", "bn1d_3d", "bn2d"}) {
     SCOPED_TRACE(name);

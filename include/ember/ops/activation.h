@@ -70,8 +70,18 @@ Tensor dropout2d(const Tensor& x, double p = 0.5, bool training = true, Generato
 
 // Rows of weight [num_embeddings, dim] picked by integer indices of any
 // shape; result [*indices.shape, dim]. Positions equal to padding_idx pass
-// no gradient to weight.
-Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<int64_t> padding_idx = std::nullopt);
+// no gradient to weight. F.embedding's other arguments: max_norm renormalises
+// the rows indices reach, in place, to at most max_norm in norm_type norm
+// (embedding_renorm_) before the lookup; scale_grad_by_freq divides each row's
+// gradient by how often indices hold it; sparse gradients are refused (Ember
+// has no sparse tensors).
+Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<int64_t> padding_idx = std::nullopt,
+                 std::optional<double> max_norm = std::nullopt, double norm_type = 2.0,
+                 bool scale_grad_by_freq = false, bool sparse = false);
+// torch.embedding_renorm_: each row of weight that indices name, whose
+// norm_type norm exceeds max_norm, is scaled by max_norm / (norm + 1e-7).
+// In place, without autograd; returns weight.
+Tensor& embedding_renorm_(Tensor& weight, const Tensor& indices, double max_norm, double norm_type);
 
 // input (N, C, *). training: normalise with the batch's biased variance and
 // (when running stats are given) update them in place with the unbiased one:
