@@ -44,6 +44,12 @@ Tensor taps_along(const Tensor& x, int64_t d, const std::vector<std::vector<int6
   return out;
 }
 
+// y = M x along dim d, M [out, in] row-major: a matmul, so autograd is matmul's.
+Tensor matrix_along(const Tensor& x, int64_t d, const std::vector<double>& m, int64_t out) {
+  Tensor mat = tensor<double>(m, {out, x.size(d)}, TensorOptions(kFloat64)).to(x.dtype());
+  return matmul(x.transpose(d, -1), mat.t()).transpose(d, -1);
+}
+
 // Output i averages input [floor(i * in / out), ceil((i + 1) * in / out)):
 // an [out, in] matrix applied along dim d.
 Tensor adaptive_avg_along(const Tensor& x, int64_t d, int64_t out) {
@@ -53,8 +59,7 @@ Tensor adaptive_avg_along(const Tensor& x, int64_t d, int64_t out) {
     int64_t start = o * in / out, end = ((o + 1) * in + out - 1) / out;
     for (int64_t i = start; i < end; ++i) m[static_cast<size_t>(o * in + i)] = 1.0 / static_cast<double>(end - start);
   }
-  Tensor mat = tensor<double>(m, {out, in}, TensorOptions(kFloat64)).to(x.dtype());
-  return matmul(x.transpose(d, -1), mat.t()).transpose(d, -1);
+  return matrix_along(x, d, m, out);
 }
 
 Tensor adaptive_avg_pool(const Tensor& input, IntArrayRef output_size, int64_t nsp, const char* op) {
@@ -90,8 +95,39 @@ double source_index(double scale, int64_t dst, bool align, bool cubic) {
   return !cubic && src < 0 ? 0.0 : src;
 }
 
+// Antialiased bilinear / bicubic (PyTorch's _upsample_*2d_aa, PIL's
+// resampling): when shrinking, the filter (triangle, or Keys' cubic with
+// a = -0.5) is stretched by the scale, so every input pixel contributes;
+// each output's taps are normalised to sum to 1.
+Tensor antialias_along(const Tensor& x, int64_t d, int64_t out, double scale, bool cubic) {
+  const int64_t in = x.size(d);
+  auto filter = [cubic](double t) {
+    t = std::fabs(t);
+    if (!cubic) return t < 1 ? 1 - t : 0.0;
+    const double a = -0.5;
+    return t < 1 ? cubic1(t, a) : t < 2 ? cubic2(t, a) : 0.0;
+  };
+  const double half = cubic ? 2.0 : 1.0;
+  const double support = scale >= 1 ? half * scale : half;
+  const double invscale = scale >= 1 ? 1 / scale : 1.0;
+  std::vector<double> m(static_cast<size_t>(out * in), 0.0);
+  for (int64_t i = 0; i < out; ++i) {
+    const double center = scale * (static_cast<double>(i) + 0.5);
+    const int64_t lo = std::max<int64_t>(static_cast<int64_t>(center - support + 0.5), 0);
+    const int64_t hi = std::min<int64_t>(static_cast<int64_t>(center + support + 0.5), in);
+    double total = 0;
+    for (int64_t j = lo; j < hi; ++j) total += filter((static_cast<double>(j) - center + 0.5) * invscale);
+    for (int64_t j = lo; j < hi; ++j) {
+      const double w = filter((static_cast<double>(j) - center + 0.5) * invscale);
+      m[static_cast<size_t>(i * in + j)] = total != 0 ? w / total : w;
+    }
+  }
+  return matrix_along(x, d, m, out);
+}
+
 Tensor resample_along(const Tensor& x, int64_t d, int64_t out, std::optional<double> scale,
-                      const std::string& mode, bool align) {
+                      const std::string& mode, bool align, bool antialias) {
+  if (antialias) return antialias_along(x, d, out, pixel_scale(x.size(d), out, align, scale), mode == "bicubic");
   int64_t in = x.size(d);
   if (mode == "nearest" || mode == "nearest-exact") {
     // PyTorch computes these in float: the same float rounding picks the same neighbours.
@@ -169,6 +205,10 @@ Tensor interpolate(const Tensor& input, const InterpolateOptions& o) {
               mode);
   int64_t need = mode == "linear" ? 1 : (mode == "bilinear" || mode == "bicubic") ? 2 : mode == "trilinear" ? 3 : nsp;
   EMBER_CHECK(need == nsp, "interpolate: Got {}D input, but {} mode needs {}D input", input.dim(), mode, need + 2);
+  EMBER_CHECK(!o.antialias || ((mode == "bilinear" || mode == "bicubic") && input.dim() == 4),
+              "interpolate: Anti-alias option is only supported for bilinear and bicubic modes (4-D input), got mode "
+              "'{}' and {}-D input",
+              mode, input.dim());
   EMBER_CHECK(o.size.empty() != o.scale_factor.empty(), "interpolate: {}",
               o.size.empty() ? "either size or scale_factor should be defined"
                              : "only one of size or scale_factor should be defined");
@@ -201,7 +241,7 @@ Tensor interpolate(const Tensor& input, const InterpolateOptions& o) {
     EMBER_CHECK(in > 0 && out > 0,
                 "interpolate: Input and output sizes should be greater than 0, but got input ({}) and output ({})",
                 shape_str(spatial), out);
-    x = resample_along(x, d, out, scale, mode, o.align_corners.value_or(false));
+    x = resample_along(x, d, out, scale, mode, o.align_corners.value_or(false), o.antialias);
   }
   return x;
 }

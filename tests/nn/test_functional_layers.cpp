@@ -227,3 +227,36 @@ TEST(FunctionalLayers, EmptyBatches) {
   EXPECT_EQ(cosine_similarity(zeros({0, 3}), zeros({0, 3})).sizes().vec(), std::vector<int64_t>{0});
   EXPECT_EQ(pdist(zeros({1, 3})).sizes().vec(), std::vector<int64_t>{0});
 }
+
+// F.interpolate(..., antialias=True) against torch 1.13:
+//   x = torch.arange(24.).reshape(1, 1, 4, 6) ** 1.5 / 10
+//   bilinear to (2, 3); bicubic to (3, 2) and its input gradient of
+//   (y * arange(6).reshape(1, 1, 3, 2)).sum(); bicubic scale_factor 0.5 with
+//   align_corners=True; bicubic upsampling to (6, 9) (first 8 values).
+TEST(FunctionalLayers, InterpolateAntialiasMatchesPyTorch) {
+  auto input = [] { return (pow(arange(24).to(kFloat32).reshape({1, 1, 4, 6}), 1.5) / 10.0).requires_grad_(); };
+  Tensor x = input();
+  ember::testing::expect_values(
+      interpolate(x, {.size = {2, 3}, .mode = "bilinear", .antialias = true}), {1, 1, 2, 3},
+      {1.432714, 2.03322, 2.739869, 5.666141, 6.705463, 7.80118}, 1e-5);
+  Tensor y = interpolate(x, {.size = {3, 2}, .mode = "bicubic", .antialias = true});
+  ember::testing::expect_values(y, {1, 1, 3, 2}, {0.4193997, 1.163491, 3.274075, 4.661558, 7.644552, 9.450377}, 1e-5);
+  (y * arange(6).to(kFloat32).reshape({1, 1, 3, 2})).sum().backward();
+  ember::testing::expect_values(
+      x.grad(), {1, 1, 4, 6},
+      {-0.03648637, -0.02501135, 0.05719558, 0.1705102, 0.2299466, 0.1807,    0.1898045, 0.2989788,
+       0.4248442,   0.5483717,   0.5769157,  0.4265655, 0.5513603, 0.8127687, 0.9957219, 1.119249,
+       1.090706,    0.7881213,   0.7163741,  1.044843,  1.245923,  1.359237,  1.299801,  0.9335605},
+      1e-5, 1e-6);
+  NoGradGuard no_grad;
+  ember::testing::expect_values(
+      interpolate(x, {.scale_factor = {0.5}, .mode = "bicubic", .align_corners = true, .antialias = true}),
+      {1, 1, 2, 3}, {2.812208, 3.919422, 4.715587, 7.581603, 9.291277, 10.43989}, 1e-5);
+  Tensor up = interpolate(x, {.size = {6, 9}, .mode = "bicubic", .antialias = true});
+  ember::testing::expect_values(up.reshape({-1}).narrow(0, 0, 8), {8},
+                                {-0.1020471, -0.06824584, 0.007064054, 0.1203858, 0.2580924, 0.4178645, 0.5971004,
+                                 0.8228972},
+                                1e-5, 1e-6);
+  ember::testing::expect_error([&] { (void)interpolate(x, {.size = {2, 3}, .mode = "nearest", .antialias = true}); },
+                               {"interpolate", "Anti-alias option is only supported for bilinear and bicubic modes"});
+}

@@ -26,6 +26,10 @@ struct InterpolateOptions {
   // true: derive the output size from scale_factor and then sample with
   // in / out as the scale, instead of 1 / scale_factor.
   std::optional<bool> recompute_scale_factor{};
+  // bilinear / bicubic on 4-D input only: when shrinking, every input pixel
+  // under the stretched filter contributes (PyTorch's antialias=True, PIL's
+  // resize), instead of the two or four nearest.
+  bool antialias = false;
 };
 
 // input (N, C, *spatial) with 1-3 spatial dims.
