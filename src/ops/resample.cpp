@@ -9,6 +9,7 @@
 #include "ember/ops/resample.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "ops/op_util.h"
@@ -355,8 +356,8 @@ Tensor reflect(const Tensor& x, int64_t twice_low, int64_t twice_high) {
   return where(even, extra + lo, (span - extra) + lo);
 }
 
-Tensor source_coord(const Tensor& c, int64_t size, const std::string& padding, bool align) {
-  Tensor x = unnormalize(c, size, align);
+// PyTorch's compute_coordinates: a pixel coordinate under the padding mode.
+Tensor source_coord_from_pixel(Tensor x, int64_t size, const std::string& padding, bool align) {
   if (padding == "border") return clamp(x, 0.0, static_cast<double>(size - 1));
   if (padding == "reflection") {
     x = align ? reflect(x, 0, 2 * (size - 1)) : reflect(x, -1, 2 * size - 1);
@@ -364,13 +365,17 @@ Tensor source_coord(const Tensor& c, int64_t size, const std::string& padding, b
   }
   return x;
 }
+
+Tensor source_coord(const Tensor& c, int64_t size, const std::string& padding, bool align) {
+  return source_coord_from_pixel(unnormalize(c, size, align), size, padding, align);
+}
 }  // namespace
 
 Tensor grid_sample(const Tensor& input, const Tensor& grid, const std::string& mode, const std::string& padding_mode,
                    std::optional<bool> align_corners) {
   const char* op = "grid_sample";
-  EMBER_CHECK(mode == "bilinear" || mode == "nearest",
-              "{}: expected mode to be 'bilinear' or 'nearest', but got: '{}' (bicubic is not implemented)", op, mode);
+  EMBER_CHECK(mode == "bilinear" || mode == "nearest" || mode == "bicubic",
+              "{}: expected mode to be 'bilinear', 'nearest' or 'bicubic', but got: '{}'", op, mode);
   EMBER_CHECK(padding_mode == "zeros" || padding_mode == "border" || padding_mode == "reflection",
               "{}: expected padding_mode to be 'zeros', 'border', or 'reflection', but got: '{}'", op, padding_mode);
   EMBER_CHECK(input.dim() == 4, "{}: expected 4D input (N, C, H, W) (5D is not implemented), got shape {}", op,
@@ -400,6 +405,36 @@ Tensor grid_sample(const Tensor& input, const Tensor& grid, const std::string& m
   if (mode == "nearest") {
     // Half-way cases round to even, as PyTorch's nearbyint.
     return sample(round(ix).detach(), round(iy).detach());
+  }
+  if (mode == "bicubic") {
+    // PyTorch's bicubic: 4 x 4 taps around the unpadded coordinate, each tap's
+    // integer position padded on its own (border: clipped; reflection:
+    // reflected, then clipped; zeros: read as 0 outside), Keys' cubic with
+    // A = -0.75 along x, then along y.
+    Tensor ux = unnormalize(grid.select(3, 0), w, align), uy = unnormalize(grid.select(3, 1), h, align);
+    Tensor x0 = floor(ux).detach(), y0 = floor(uy).detach();
+    auto weights = [](const Tensor& t) {
+      const double a = -0.75;
+      auto near = [a](const Tensor& x) { return ((a + 2) * x - (a + 3)) * x * x + 1; };
+      auto far = [a](const Tensor& x) { return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a; };
+      return std::array<Tensor, 4>{far(t + 1), near(t), near(1 - t), far(2 - t)};
+    };
+    auto pad_tap = [&](const Tensor& p, int64_t size) {
+      if (padding_mode == "zeros") return p;
+      return source_coord_from_pixel(p, size, padding_mode, align);
+    };
+    const std::array<Tensor, 4> cx = weights(ux - x0), cy = weights(uy - y0);
+    Tensor out;
+    for (int j = 0; j < 4; ++j) {
+      Tensor py = pad_tap(y0 + (j - 1), h), row;
+      for (int i = 0; i < 4; ++i) {
+        Tensor term = sample(pad_tap(x0 + (i - 1), w), py) * cx[static_cast<size_t>(i)].unsqueeze(1);
+        row = row.defined() ? row + term : term;
+      }
+      Tensor term = row * cy[static_cast<size_t>(j)].unsqueeze(1);
+      out = out.defined() ? out + term : term;
+    }
+    return out;
   }
   Tensor x0 = floor(ix).detach(), y0 = floor(iy).detach();
   Tensor x1 = x0 + 1, y1 = y0 + 1;

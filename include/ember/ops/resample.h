@@ -51,7 +51,7 @@ Tensor pixel_unshuffle(const Tensor& input, int64_t downscale_factor);
 // are (x, y[, z]) in [-1, 1].
 Tensor affine_grid(const Tensor& theta, IntArrayRef size, bool align_corners = false);
 // input (N, C, H, W), grid (N, H_out, W_out, 2) of (x, y) in [-1, 1] ->
-// (N, C, H_out, W_out). mode "bilinear" or "nearest"; padding_mode "zeros",
+// (N, C, H_out, W_out). mode "bilinear", "nearest" or "bicubic"; padding_mode "zeros",
 // "border" or "reflection".
 Tensor grid_sample(const Tensor& input, const Tensor& grid, const std::string& mode = "bilinear",
                    const std::string& padding_mode = "zeros", std::optional<bool> align_corners = std::nullopt);
