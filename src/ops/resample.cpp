@@ -371,6 +371,48 @@ Tensor source_coord(const Tensor& c, int64_t size, const std::string& padding, b
 }
 }  // namespace
 
+namespace {
+// Volumetric grid_sample: input (N, C, D, H, W), grid (N, D_out, H_out, W_out,
+// 3) of (x, y, z); trilinear ("bilinear") over the 8 corners, or nearest.
+Tensor grid_sample_3d(const Tensor& input, const Tensor& grid, const std::string& mode,
+                      const std::string& padding_mode, bool align) {
+  const char* op = "grid_sample";
+  EMBER_CHECK(mode != "bicubic", "{}: bicubic interpolation only supports 4D input", op);
+  EMBER_CHECK(mode == "bilinear", "{}: mode 'nearest' is not implemented for 5D input (use 'bilinear')", op);
+  EMBER_CHECK(grid.dim() == 5 && grid.size(0) == input.size(0) && grid.size(4) == 3,
+              "{}: expected grid of shape [{}, D_out, H_out, W_out, 3] for input {}, got {}", op, input.size(0),
+              shape_str(input.sizes()), shape_str(grid.sizes()));
+  const int64_t n = input.size(0), c = input.size(1), d = input.size(2), h = input.size(3), w = input.size(4);
+  const int64_t dout = grid.size(1), ho = grid.size(2), wo = grid.size(3);
+  Tensor ix = source_coord(grid.select(4, 0), w, padding_mode, align);  // [N, Do, Ho, Wo]
+  Tensor iy = source_coord(grid.select(4, 1), h, padding_mode, align);
+  Tensor iz = source_coord(grid.select(4, 2), d, padding_mode, align);
+  Tensor flat_in = input.reshape({n, c, d * h * w});
+  auto within = [](const Tensor& p, int64_t size) {
+    return logical_and(ge(p, 0.0), le(p, static_cast<double>(size - 1)));
+  };
+  auto sample = [&](const Tensor& px, const Tensor& py, const Tensor& pz) {
+    Tensor inside = logical_and(logical_and(within(px, w), within(py, h)), within(pz, d));
+    Tensor cx = clamp(px, 0.0, static_cast<double>(w - 1)).to(kInt64);
+    Tensor cy = clamp(py, 0.0, static_cast<double>(h - 1)).to(kInt64);
+    Tensor cz = clamp(pz, 0.0, static_cast<double>(d - 1)).to(kInt64);
+    Tensor idx = ((cz * h + cy) * w + cx).reshape({n, 1, dout * ho * wo}).expand({n, c, dout * ho * wo});
+    return gather(flat_in, 2, idx).view({n, c, dout, ho, wo}) * inside.unsqueeze(1).to(input.dtype());
+  };
+  Tensor x0 = floor(ix).detach(), y0 = floor(iy).detach(), z0 = floor(iz).detach();
+  const std::array<Tensor, 2> xs{x0, x0 + 1}, ys{y0, y0 + 1}, zs{z0, z0 + 1};
+  const std::array<Tensor, 2> wx{x0 + 1 - ix, ix - x0}, wy{y0 + 1 - iy, iy - y0}, wz{z0 + 1 - iz, iz - z0};
+  Tensor out;
+  for (size_t k = 0; k < 2; ++k)
+    for (size_t j = 0; j < 2; ++j)
+      for (size_t i = 0; i < 2; ++i) {
+        Tensor term = sample(xs[i], ys[j], zs[k]) * (wx[i] * wy[j] * wz[k]).unsqueeze(1);
+        out = out.defined() ? out + term : term;
+      }
+  return out;
+}
+}  // namespace
+
 Tensor grid_sample(const Tensor& input, const Tensor& grid, const std::string& mode, const std::string& padding_mode,
                    std::optional<bool> align_corners) {
   const char* op = "grid_sample";
@@ -378,8 +420,13 @@ Tensor grid_sample(const Tensor& input, const Tensor& grid, const std::string& m
               "{}: expected mode to be 'bilinear', 'nearest' or 'bicubic', but got: '{}'", op, mode);
   EMBER_CHECK(padding_mode == "zeros" || padding_mode == "border" || padding_mode == "reflection",
               "{}: expected padding_mode to be 'zeros', 'border', or 'reflection', but got: '{}'", op, padding_mode);
-  EMBER_CHECK(input.dim() == 4, "{}: expected 4D input (N, C, H, W) (5D is not implemented), got shape {}", op,
+  EMBER_CHECK(input.dim() == 4 || input.dim() == 5,
+              "{}: expected 4D input (N, C, H, W) or 5D input (N, C, D, H, W), got shape {}", op,
               shape_str(input.sizes()));
+  EMBER_CHECK_TYPE(input.is_floating_point() && grid.dtype() == input.dtype(),
+                   "{}: expected input and grid of the same floating-point dtype, got {} and {}", op,
+                   to_string(input.dtype()), to_string(grid.dtype()));
+  if (input.dim() == 5) return grid_sample_3d(input, grid, mode, padding_mode, align_corners.value_or(false));
   EMBER_CHECK(grid.dim() == 4 && grid.size(0) == input.size(0) && grid.size(3) == 2,
               "{}: expected grid of shape [{}, H_out, W_out, 2] for input {}, got {}", op, input.size(0),
               shape_str(input.sizes()), shape_str(grid.sizes()));

@@ -52,7 +52,8 @@ Tensor pixel_unshuffle(const Tensor& input, int64_t downscale_factor);
 Tensor affine_grid(const Tensor& theta, IntArrayRef size, bool align_corners = false);
 // input (N, C, H, W), grid (N, H_out, W_out, 2) of (x, y) in [-1, 1] ->
 // (N, C, H_out, W_out). mode "bilinear", "nearest" or "bicubic"; padding_mode "zeros",
-// "border" or "reflection".
+// "border" or "reflection". 5-D: input (N, C, D, H, W), grid (N, D_out, H_out,
+// W_out, 3) of (x, y, z); "bilinear" is trilinear there, bicubic is 4-D only.
 Tensor grid_sample(const Tensor& input, const Tensor& grid, const std::string& mode = "bilinear",
                    const std::string& padding_mode = "zeros", std::optional<bool> align_corners = std::nullopt);
 
