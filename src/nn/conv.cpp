@@ -53,12 +53,11 @@ ConvNd::ConvNd(std::string type_name, int64_t in, int64_t out, std::vector<int64
   EMBER_CHECK(padding_string != "same" || all_equal(stride, 1),
               "{}: padding='same' is not supported for strided convolutions", type_name);
   EMBER_CHECK(padding_mode == "zeros" || padding_mode == "reflect" || padding_mode == "replicate" ||
-                        padding_mode == "circular",
-                    "{}: padding_mode must be one of 'zeros', 'reflect', 'replicate', 'circular', but got "
-                    "padding_mode='{}'",
-                    type_name, padding_mode);
+                  padding_mode == "circular",
+              "{}: padding_mode must be one of 'zeros', 'reflect', 'replicate', 'circular', but got padding_mode='{}'",
+              type_name, padding_mode);
   EMBER_CHECK(!transposed_ || padding_mode == "zeros",
-                    "{}: only \"zeros\" padding mode is supported, got padding_mode='{}'", type_name, padding_mode);
+              "{}: only \"zeros\" padding mode is supported, got padding_mode='{}'", type_name, padding_mode);
   reset_parameters();
 }
 
@@ -106,8 +105,8 @@ std::vector<int64_t> ConvNd::reversed_padding_repeated_twice() const {
 Tensor ConvNd::pad_input(const Tensor& input) const {
   const int64_t dims = static_cast<int64_t>(kernel_size.size());
   EMBER_CHECK(input.dim() == dims + 2 || input.dim() == dims + 1,
-                    "{}: expected {}-D (batched) or {}-D (unbatched) input, got [{}]", type_name(), dims + 2,
-                    dims + 1, fmt::join(input.sizes().vec(), ", "));
+              "{}: expected {}-D (batched) or {}-D (unbatched) input, got [{}]", type_name(), dims + 2, dims + 1,
+              fmt::join(input.sizes().vec(), ", "));
   return pad(input, reversed_padding_repeated_twice(), padding_mode);
 }
 

@@ -372,6 +372,9 @@ Tensor source_coord(const Tensor& c, int64_t size, const std::string& padding, b
 }  // namespace
 
 namespace {
+// Whether pixel coordinates p lie inside [0, size - 1].
+Tensor within(const Tensor& p, int64_t size) { return logical_and(ge(p, 0.0), le(p, static_cast<double>(size - 1))); }
+
 // Volumetric grid_sample: input (N, C, D, H, W), grid (N, D_out, H_out, W_out,
 // 3) of (x, y, z); trilinear ("bilinear") over the 8 corners, or nearest.
 Tensor grid_sample_3d(const Tensor& input, const Tensor& grid, const std::string& mode,
@@ -388,9 +391,6 @@ Tensor grid_sample_3d(const Tensor& input, const Tensor& grid, const std::string
   Tensor iy = source_coord(grid.select(4, 1), h, padding_mode, align);
   Tensor iz = source_coord(grid.select(4, 2), d, padding_mode, align);
   Tensor flat_in = input.reshape({n, c, d * h * w});
-  auto within = [](const Tensor& p, int64_t size) {
-    return logical_and(ge(p, 0.0), le(p, static_cast<double>(size - 1)));
-  };
   auto sample = [&](const Tensor& px, const Tensor& py, const Tensor& pz) {
     Tensor inside = logical_and(logical_and(within(px, w), within(py, h)), within(pz, d));
     Tensor cx = clamp(px, 0.0, static_cast<double>(w - 1)).to(kInt64);
@@ -430,9 +430,6 @@ Tensor grid_sample(const Tensor& input, const Tensor& grid, const std::string& m
   EMBER_CHECK(grid.dim() == 4 && grid.size(0) == input.size(0) && grid.size(3) == 2,
               "{}: expected grid of shape [{}, H_out, W_out, 2] for input {}, got {}", op, input.size(0),
               shape_str(input.sizes()), shape_str(grid.sizes()));
-  EMBER_CHECK_TYPE(input.is_floating_point() && grid.dtype() == input.dtype(),
-                   "{}: expected input and grid of the same floating-point dtype, got {} and {}", op,
-                   to_string(input.dtype()), to_string(grid.dtype()));
   bool align = align_corners.value_or(false);
   int64_t n = input.size(0), c = input.size(1), h = input.size(2), w = input.size(3);
   int64_t ho = grid.size(1), wo = grid.size(2);
@@ -441,8 +438,7 @@ Tensor grid_sample(const Tensor& input, const Tensor& grid, const std::string& m
   Tensor flat_in = input.reshape({n, c, h * w});
   // The value at integer pixel (px, py), zero where it lies outside.
   auto sample = [&](const Tensor& px, const Tensor& py) {
-    Tensor inside = logical_and(logical_and(ge(px, 0.0), le(px, static_cast<double>(w - 1))),
-                                logical_and(ge(py, 0.0), le(py, static_cast<double>(h - 1))));
+    Tensor inside = logical_and(within(px, w), within(py, h));
     Tensor cx = clamp(px, 0.0, static_cast<double>(w - 1)).to(kInt64);
     Tensor cy = clamp(py, 0.0, static_cast<double>(h - 1)).to(kInt64);
     Tensor idx = (cy * w + cx).reshape({n, 1, ho * wo}).expand({n, c, ho * wo});

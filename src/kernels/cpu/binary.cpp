@@ -5,10 +5,10 @@
 
 #include "kernels/cpu/loops.h"
 #include "kernels/cpu/vec_f32.h"
-#include "kernels/wrapping.h"
 #include "kernels/dispatch.h"
 #include "kernels/flat_binary.h"
 #include "kernels/kernel_types.h"
+#include "kernels/wrapping.h"
 
 namespace ember {
 namespace {

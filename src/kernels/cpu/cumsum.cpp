@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "ember/core/parallel.h"
-#include "kernels/wrapping.h"
 #include "kernels/dispatch.h"
 #include "kernels/reduce.h"
+#include "kernels/wrapping.h"
 
 namespace ember {
 namespace {

@@ -3,8 +3,8 @@
 
 #include "kernels/dispatch.h"
 #include "kernels/indexing.h"
-#include "kernels/wrapping.h"
 #include "kernels/tensor_iter.h"
+#include "kernels/wrapping.h"
 
 namespace ember {
 namespace {

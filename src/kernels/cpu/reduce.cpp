@@ -6,8 +6,8 @@
 #include "kernels/cpu/reduce_loops.h"
 #include "kernels/cpu/vec_f32.h"
 #include "kernels/cpu/vec_reduce.h"
-#include "kernels/wrapping.h"
 #include "kernels/dispatch.h"
+#include "kernels/wrapping.h"
 
 namespace ember {
 namespace {

@@ -4,9 +4,9 @@
 
 #include "kernels/cpu/loops.h"
 #include "kernels/cpu/vec_f32.h"
-#include "kernels/wrapping.h"
 #include "kernels/dispatch.h"
 #include "kernels/kernel_types.h"
+#include "kernels/wrapping.h"
 
 namespace ember {
 namespace {
