@@ -4,6 +4,8 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
+#include <chrono>
 #include <charconv>
 #include <cstdlib>
 #include <exception>
@@ -64,5 +66,66 @@ void parallel_for(int64_t begin, int64_t end, int64_t grain,
   }
   if (error) std::rethrow_exception(error);
 }
+
+void parallel_team(int threads, FunctionRef<void(int tid, int team)> f) {
+  threads = std::min(threads, omp_get_max_threads());
+  if (threads <= 1 || omp_in_parallel()) {
+    f(0, 1);
+    return;
+  }
+  std::exception_ptr error;
+#pragma omp parallel num_threads(threads)
+  {
+    try {
+      f(omp_get_thread_num(), omp_get_num_threads());
+    } catch (...) {
+#pragma omp critical(ember_parallel_error)
+      if (!error) error = std::current_exception();
+    }
+  }
+  if (error) std::rethrow_exception(error);
+}
+
+void team_barrier() {
+#pragma omp barrier
+}
+
+namespace {
+
+// The median of a few empty regions of `threads` threads, from outside any region.
+double measure_region_cost_us(int threads) {
+  constexpr int kRuns = 31;
+  std::array<double, kRuns> us{};
+  for (double& t : us) {
+    const auto start = std::chrono::steady_clock::now();
+#pragma omp parallel num_threads(threads)
+    {
+      // empty: the fork and the join are what is measured
+    }
+    t = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+  }
+  std::nth_element(us.begin(), us.begin() + kRuns / 2, us.end());
+  return us[kRuns / 2];
+}
+
+}  // namespace
+
+double parallel_region_cost_us() {
+  // Inside a region a new one would run inline; measuring there would cache
+  // nothing true, so nested callers get a generous figure instead.
+  constexpr double kNestedGuessUs = 10.0;
+  if (omp_in_parallel()) return kNestedGuessUs;
+  // At least two threads, whatever the caller's limit (a ThreadLimitGuard's
+  // 1 would measure no fork at all).
+  static const double cost = measure_region_cost_us(std::max(2, omp_get_max_threads()));
+  return cost;
+}
+
+ThreadLimitGuard::ThreadLimitGuard(int n) : previous_(omp_get_max_threads()) {
+  EMBER_CHECK(n > 0, "ThreadLimitGuard: expected a positive thread count, got {}", n);
+  omp_set_num_threads(std::min(n, previous_));
+}
+
+ThreadLimitGuard::~ThreadLimitGuard() { omp_set_num_threads(previous_); }
 
 }  // namespace ember

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <utility>
+#include <vector>
 
 namespace ember {
 
@@ -56,6 +58,7 @@ struct QLinearDynamicArgs {
   const float* w_scale = nullptr;    // [n]
   const float* bias = nullptr;       // [n] or null
   bool reduce_range = false;
+  bool relu = false;   // y = max(0, y), the graph's fused activation
   float* y = nullptr;  // [m, n]
 };
 // q[i] = clamp(round_half_even(x[i] * inv_scale) + zero_point, 0, qmax), NaN
@@ -65,9 +68,20 @@ void quantize_u8(const float* x, uint8_t* q, int64_t n, float inv_scale, float z
 void quantize_s8(const float* x, int8_t* q, int64_t n, float inv_scale);
 // reference = true: the int8 product through qgemm_u8s8s32_ref.
 void qlinear_dynamic_f32(const QLinearDynamicArgs& a, bool reference = false);
-// The same with the int8 product supplied: acc [m, n] (int32) = qx [m, k] (uint8) x a.w^T.
-using QGemmFn = std::function<void(const uint8_t* qx, int32_t* acc)>;
+// y[j] = float(int32(acc[j] - offset[j])) * scale[j] + bias[j] (bias may be
+// null), the subtraction wrapping, the rest one fused multiply-add, then
+// max(0, y[j]) when relu; Highway.
+void dequantize_row(const int32_t* acc, const uint32_t* offset, const float* scale, const float* bias, float* y,
+                    int64_t n, bool relu);
+// The same with the int8 product supplied for rows [row, row + rows):
+// acc [rows, n] (int32) = qx [rows, k] (uint8) x a.w^T, both pointing at the
+// block's first row. Once the range is known, blocks of rows are quantized,
+// multiplied and dequantized by both threads at once (Note [dynamic int8
+// rows]), so gemm is called from inside a parallel region with disjoint rows.
+using QGemmFn = std::function<void(const uint8_t* qx, int32_t* acc, int64_t row, int64_t rows)>;
 void qlinear_dynamic_f32_with(const QLinearDynamicArgs& a, const QGemmFn& gemm);
+// The row blocks qlinear_dynamic_f32_with uses for m rows on `threads` threads, as [begin, end) pairs.
+std::vector<std::pair<int64_t, int64_t>> qlinear_dynamic_row_blocks(int64_t m, int64_t k, int64_t n, int threads);
 
 // qlinear_dynamic_f32 for one geometry and constant weights (the runtime's
 // prepared form): the int8 product runs on a oneDNN matmul made once, with
@@ -81,7 +95,7 @@ class PreparedQLinearDynamic {
   // w [n, k] int8 (copied into the packed layout).
   static std::unique_ptr<PreparedQLinearDynamic> make(int64_t m, int64_t n, int64_t k, const int8_t* w,
                                                       bool reduce_range);
-  // a's m, k, n and reduce_range must be those of make; a.w is not read.
+  // a's m, k, n and reduce_range must be those of make; a.w is read only when the thread count changed since make.
   void run(const QLinearDynamicArgs& a);
 
  private:

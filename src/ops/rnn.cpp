@@ -20,6 +20,7 @@
 #include "ember/ops/factory.h"
 #include "ember/ops/indexing.h"
 #include "ember/ops/linalg.h"
+#include "kernels/cpu/vec_f32.h"
 
 namespace ember {
 
@@ -87,6 +88,22 @@ int64_t first_masked_step(const Tensor& lengths, int64_t steps, bool tracing) {
   return *std::min_element(lens.begin(), lens.end());
 }
 
+// Inference's LSTM step (nothing needs a gradient): the gates in one pass
+// (vec::lstm_cell_f32) with the separate ops' numbers, instead of ten ops
+// that each allocate and sweep [batch, 4 * hidden]. False where it does not
+// apply (training, other dtypes and devices); the ops below run then.
+bool fused_lstm_step(const Tensor& gx, const Tensor& gh, const Tensor& c, Tensor& h_new, Tensor& c_new) {
+  for (const Tensor* t : {&gx, &gh, &c})
+    if (t->requires_grad() || t->dtype() != kFloat32 || !t->device().is_cpu() || !t->is_contiguous()) return false;
+  const int64_t batch = c.size(0), hidden = c.size(1);
+  if (!gx.sizes().equals(gh.sizes()) || gx.dim() != 2 || gx.size(0) != batch || gx.size(1) != 4 * hidden) return false;
+  h_new = empty({batch, hidden}, TensorOptions(kFloat32));
+  c_new = empty({batch, hidden}, TensorOptions(kFloat32));
+  vec::lstm_cell_f32(gx.data_ptr<float>(), gh.data_ptr<float>(), c.data_ptr<float>(), h_new.data_ptr<float>(),
+                     c_new.data_ptr<float>(), batch, hidden);
+  return true;
+}
+
 RnnLayerResult run_loop(RnnCell cell, const Tensor& x, const Tensor& lengths, Tensor h, Tensor cstate,
                         const RnnProducts& products, bool reverse, int64_t first_masked) {
   const int64_t steps = x.size(0), batch = x.size(1), gates = gate_count(cell) * h.size(1);
@@ -111,6 +128,7 @@ RnnLayerResult run_loop(RnnCell cell, const Tensor& x, const Tensor& lengths, Te
       case RnnCell::rnn_tanh: h_new = tanh(xs[t] + hw); break;
       case RnnCell::rnn_relu: h_new = relu(xs[t] + hw); break;
       case RnnCell::lstm: {
+        if (fused_lstm_step(xs[t], hw, cstate, h_new, c_new)) break;
         std::vector<Tensor> g = chunk(xs[t] + hw, 4, 1);  // i, f, g, o
         c_new = sigmoid(g[1]) * cstate + sigmoid(g[0]) * tanh(g[2]);
         h_new = sigmoid(g[3]) * tanh(c_new);

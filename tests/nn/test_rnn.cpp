@@ -260,3 +260,23 @@ TEST(NnRnnGradcheck, AllLayersDenseAndPacked) {
     gradcheck_rnn(*m, tensor<int64_t>({1, 3}));
   }
 }
+
+// Inference's fused LSTM step (vec::lstm_cell_f32 in ops/rnn.cpp) gives the
+// separate ops' numbers bitwise: the same LSTM under no_grad and with
+// gradients on, hidden 20 so every row has a vector tail, with lengths (the
+// masked steps) and two layers.
+TEST(NnRnnFused, LstmInferenceEqualsTheTrainingOpsBitwise) {
+  manual_seed(11);
+  nn::LSTM lstm(7, 20, nn::RNNOptions{.num_layers = 2});
+  Tensor x = randn({9, 3, 7}), h0 = randn({2, 3, 20}), c0 = randn({2, 3, 20});
+  Tensor lengths = tensor<int64_t>({9, 4, 6}, {3}, TensorOptions(kInt64));
+  for (bool packed : {false, true}) {
+    auto with_grad = packed ? lstm.forward(x, lengths, {h0, c0}) : lstm.forward(x, {h0, c0});
+    ASSERT_TRUE(with_grad.first.requires_grad());  // the separate ops ran
+    NoGradGuard no_grad;
+    auto fused = packed ? lstm.forward(x, lengths, {h0, c0}) : lstm.forward(x, {h0, c0});
+    EXPECT_TRUE(equal(fused.first, with_grad.first.detach())) << "packed=" << packed;
+    EXPECT_TRUE(equal(fused.second.first, with_grad.second.first.detach())) << "packed=" << packed;
+    EXPECT_TRUE(equal(fused.second.second, with_grad.second.second.detach())) << "packed=" << packed;
+  }
+}

@@ -4,6 +4,7 @@
 // quantize_dynamic on the same weights, and the eager module swap.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "ember/ember.h"
@@ -223,6 +224,46 @@ TEST(QuantizeDynamic, TypedMemberIsNotSwappedSilently) {
   EXPECT_NE(r.kept_float[0].second.find("through its own member"), std::string::npos);
   EXPECT_EQ(q->get_submodule("fc")->type_name(), "Linear");
   testing::expect_error([&] { quant::quantize_dynamic(m, {"Conv2d"}); }, {"unknown module type 'Conv2d'"});
+}
+
+// Note [dynamic int8 rows]: a product big enough is cut into one block of
+// rows per thread, each finding its rows' range before the team meets. The
+// numbers equal the whole product on one thread bitwise, NaN rows included,
+// eagerly and on packed weights; relu in the kernel equals relu after it.
+TEST(LinearDynamic, RowBlocksOnTwoThreadsEqualOneThreadBitwise) {
+  const int threads_before = get_num_threads();
+  set_num_threads(std::max(2, threads_before));  // two blocks even where the suite runs on one thread
+  const int64_t m = 64, k = 4096, n = 1024;  // 268M MACs: far more than a fork costs anywhere
+  ASSERT_EQ(qlinear_dynamic_row_blocks(m, k, n, 2).size(), 2u) << "region cost " << parallel_region_cost_us() << " us";
+  EXPECT_EQ(qlinear_dynamic_row_blocks(1, k, n, 2).size(), 1u);   // one row: oneDNN's split
+  EXPECT_EQ(qlinear_dynamic_row_blocks(32, 8, 8, 2).size(), 1u);  // far less work than a fork
+  manual_seed(5);
+  Tensor x = randn({m, k}) * 2;
+  x[40][3].fill_(std::nan(""));  // in the second block only
+  x[50][7].fill_(-9.0);          // the second block holds the minimum
+  Tensor w = randn({n, k}) * 0.05, b = randn({n});
+  quant::PackedLinear p = quant::PackedLinear::pack(w, b);
+  QLinearDynamicArgs a;
+  a.x = x.data_ptr<float>(), a.m = m, a.k = k, a.n = n;
+  a.w = p.weight.data_ptr<int8_t>(), a.colsum = p.col_sum.data_ptr<int32_t>(), a.w_scale = p.scale.data_ptr<float>();
+  a.bias = b.data_ptr<float>();
+  auto run = [&](bool relu, int threads, bool packed) {
+    Tensor y = empty({m, n});
+    QLinearDynamicArgs c = a;
+    c.relu = relu, c.y = y.data_ptr<float>();
+    const ThreadLimitGuard limit(threads);
+    if (!packed) qlinear_dynamic_f32(c);
+    else if (auto prepared = PreparedQLinearDynamic::make(m, n, k, c.w, false)) prepared->run(c);
+    else qlinear_dynamic_f32(c);  // no VNNI: the exact loop, as the runtime does
+    return y;
+  };
+  const Tensor one = run(false, 1, false);
+  EXPECT_FALSE(one.isnan().any().item<bool>());
+  EXPECT_TRUE(equal(run(false, 2, false), one));
+  EXPECT_TRUE(equal(run(false, 2, true), one));
+  EXPECT_TRUE(equal(run(true, 2, true), relu(one)));
+  EXPECT_TRUE(equal(run(true, 1, false), relu(one)));
+  set_num_threads(threads_before);
 }
 
 }  // namespace

@@ -540,13 +540,15 @@ void replay_linear_dynamic_int8(Ctx& c) {
   a.w_scale = scale.data_ptr<float>();
   a.bias = bias ? bias->data_ptr<float>() : nullptr;
   a.reduce_range = c.n.attr_bool("reduce_range");
+  const FusedActivation act = activation_attr(c, "activation");
+  a.relu = act == FusedActivation::Relu;  // in the kernel's last pass, the relu kernel's op
   a.y = out.data_ptr<float>();
   // In a prepared graph with a constant weight: its product on packed weights, the same numbers.
   if (FastNode* f = int8_slot(c); f && fixed(c, 1))
     f->qdynamic = PreparedQLinearDynamic::make(m, n, k, a.w, a.reduce_range);
   if (c.fast && c.fast->qdynamic) c.fast->qdynamic->run(a);
   else qlinear_dynamic_f32(a);
-  apply_activation(c, out);
+  if (!a.relu) apply_activation(c, out, act);
   c.out = {out};
 }
 

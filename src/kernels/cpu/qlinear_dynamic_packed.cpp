@@ -6,6 +6,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "ember/core/error.h"
+#include "ember/core/parallel.h"
 #include "kernels/cpu/dnnl_steps.h"
 #include "kernels/cpu/dnnl_util.h"
 #include "kernels/qgemm.h"
@@ -16,12 +17,20 @@ using dnnl::memory;
 using tag = memory::format_tag;
 using dt = memory::data_type;
 
+// One oneDNN matmul per block of rows (Note [dynamic int8 rows]), each with
+// its own memories and scratchpad, since the blocks run at once.
+struct RowBlock {
+  int64_t row = 0, rows = 0;
+  memory src, dst;
+  dnnl_steps::Step step;
+  dnnl_steps::Block scratch;
+};
+
 struct PreparedQLinearDynamic::Impl {
   int64_t m = 0, n = 0, k = 0;
   bool reduce_range = false;
-  dnnl_steps::Block weights, scratch;
-  memory src, dst;
-  dnnl_steps::Step step;
+  std::vector<dnnl_steps::Block> weights;  // one per distinct packed layout
+  std::vector<RowBlock> blocks;
 };
 
 PreparedQLinearDynamic::PreparedQLinearDynamic(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -35,18 +44,34 @@ std::unique_ptr<PreparedQLinearDynamic> PreparedQLinearDynamic::make(int64_t m, 
   r->m = m, r->n = n, r->k = k, r->reduce_range = reduce_range;
   try {
     auto& eng = dnnl_util::cpu_engine();
-    memory::desc src_md({m, k}, dt::u8, tag::ab), dst_md({m, n}, dt::s32, tag::ab), wei_any({k, n}, dt::s8, tag::any);
-    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src_md, wei_any, dst_md), dnnl_util::user_scratchpad(), eng);
-    if (dnnl_util::is_ref_impl(pd.impl_info_str())) return nullptr;
-    r->weights = dnnl_steps::packed_copy(memory::desc({k, n}, dt::s8, tag::ba), w, pd.weights_desc());
-    r->src = memory(src_md, eng, nullptr);
-    r->dst = memory(dst_md, eng, nullptr);
-    r->step = {dnnl::matmul(pd),
-               {{DNNL_ARG_SRC, r->src},
-                {DNNL_ARG_WEIGHTS, memory(pd.weights_desc(), eng, r->weights.get())},
-                {DNNL_ARG_DST, r->dst}},
-               pd.scratchpad_desc()};
-    r->scratch = dnnl_steps::give_scratchpads({&r->step});
+    std::vector<memory::desc> packed;  // parallel to r->weights
+    // Every block's matmul runs on one thread (Note [dynamic int8 rows]), so
+    // oneDNN plans each for one.
+    const auto blocks = qlinear_dynamic_row_blocks(m, k, n, get_num_threads());
+    const ThreadLimitGuard one_thread(1);
+    for (const auto& [b, e] : blocks) {
+      RowBlock blk;
+      blk.row = b, blk.rows = e - b;
+      memory::desc src_md({blk.rows, k}, dt::u8, tag::ab), dst_md({blk.rows, n}, dt::s32, tag::ab),
+          wei_any({k, n}, dt::s8, tag::any);
+      dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src_md, wei_any, dst_md), dnnl_util::user_scratchpad(), eng);
+      if (dnnl_util::is_ref_impl(pd.impl_info_str())) return nullptr;
+      size_t wi = 0;
+      while (wi < packed.size() && packed[wi] != pd.weights_desc()) ++wi;
+      if (wi == packed.size()) {
+        packed.push_back(pd.weights_desc());
+        r->weights.push_back(dnnl_steps::packed_copy(memory::desc({k, n}, dt::s8, tag::ba), w, pd.weights_desc()));
+      }
+      blk.src = memory(src_md, eng, nullptr);
+      blk.dst = memory(dst_md, eng, nullptr);
+      blk.step = {dnnl::matmul(pd),
+                  {{DNNL_ARG_SRC, blk.src},
+                   {DNNL_ARG_WEIGHTS, memory(pd.weights_desc(), eng, r->weights[wi].get())},
+                   {DNNL_ARG_DST, blk.dst}},
+                  pd.scratchpad_desc()};
+      blk.scratch = dnnl_steps::give_scratchpads({&blk.step});
+      r->blocks.push_back(std::move(blk));
+    }
   } catch (const dnnl::error&) {
     return nullptr;
   }
@@ -58,10 +83,16 @@ void PreparedQLinearDynamic::run(const QLinearDynamicArgs& a) {
   EMBER_CHECK(a.m == r.m && a.n == r.n && a.k == r.k && a.reduce_range == r.reduce_range,
               "PreparedQLinearDynamic: made for [{}, {}] x [{}, {}], called with [{}, {}] x [{}, {}]", r.m, r.k, r.n,
               r.k, a.m, a.k, a.n, a.k);
-  qlinear_dynamic_f32_with(a, [&](const uint8_t* qx, int32_t* acc) {
-    r.src.set_data_handle(const_cast<uint8_t*>(qx));
-    r.dst.set_data_handle(acc);
-    r.step.run();
+  qlinear_dynamic_f32_with(a, [&](const uint8_t* qx, int32_t* acc, int64_t row, int64_t rows) {
+    for (RowBlock& blk : r.blocks)
+      if (blk.row == row && blk.rows == rows) {
+        blk.src.set_data_handle(const_cast<uint8_t*>(qx));
+        blk.dst.set_data_handle(acc);
+        blk.step.run();
+        return;
+      }
+    // A split made for another thread count (set_num_threads since make): the plain kernel, same integers.
+    qgemm_u8s8s32(QGemmArgs{qx, a.k, a.w, a.k, acc, a.n, rows, a.n, a.k});
   });
 }
 

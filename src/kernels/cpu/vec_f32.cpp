@@ -8,6 +8,7 @@
 #include <hwy/contrib/math/math-inl.h>
 // clang-format on
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -230,12 +231,89 @@ float ExtremeF32(const float* x, int64_t n) {
 float MaxF32(const float* x, int64_t n) { return ExtremeF32<true>(x, n); }
 float MinF32(const float* x, int64_t n) { return ExtremeF32<false>(x, n); }
 
+// Both extremes in one pass over x (the dynamic int8 layers' range).
+void MinMaxF32(const float* x, int64_t n, float* lo, float* hi) {
+  const D d;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  V mn = hn::Set(d, std::numeric_limits<float>::infinity()), mx = hn::Neg(mn);
+  auto nan_seen = hn::Ne(mn, mn);  // all false
+  int64_t i = 0;
+  for (; i + N <= n; i += N) {
+    V v = hn::LoadU(d, x + i);
+    nan_seen = hn::Or(nan_seen, hn::IsNaN(v));
+    mn = hn::Min(mn, v);
+    mx = hn::Max(mx, v);
+  }
+  float l = hn::GetLane(hn::MinOfLanes(d, mn)), h = hn::GetLane(hn::MaxOfLanes(d, mx));
+  bool nan = !hn::AllFalse(d, nan_seen);
+  for (; i < n; ++i) {
+    if (std::isnan(x[i])) nan = true;
+    l = std::min(l, x[i]);
+    h = std::max(h, x[i]);
+  }
+  *lo = nan ? std::numeric_limits<float>::quiet_NaN() : l;
+  *hi = nan ? std::numeric_limits<float>::quiet_NaN() : h;
+}
+
 void AccumulateF32(float* out, const float* x, int64_t n) {
   const D d;
   const int64_t N = static_cast<int64_t>(hn::Lanes(d));
   int64_t i = 0;
   for (; i + N <= n; i += N) hn::StoreU(hn::Add(hn::LoadU(d, out + i), hn::LoadU(d, x + i)), d, out + i);
   for (; i < n; ++i) out[i] += x[i];
+}
+
+// A product the compiler may not fuse into the next add (GCC contracts
+// vector mul + add into FMA): the separate ops round every product, and the
+// fused cell below must give their numbers.
+HWY_INLINE V rounded(V v) {
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
+  asm("" : "+v"(v.raw));
+#endif
+  return v;
+}
+
+// One LSTM step's gates in one pass (PyTorch's i, f, g, o order), the same
+// operations as the separate ops it replaces for inference: a = gx + gh per
+// gate, c' = sigmoid(a_f) * c + sigmoid(a_i) * tanh(a_g), h' = sigmoid(a_o) *
+// tanh(c'). The tail of each row goes through padded vectors.
+void LstmCellF32(const float* HWY_RESTRICT gx, const float* HWY_RESTRICT gh, const float* HWY_RESTRICT c,
+                 float* HWY_RESTRICT h_out, float* HWY_RESTRICT c_out, int64_t batch, int64_t hidden) {
+  const D d;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  constexpr size_t kMax = HWY_MAX_BYTES / sizeof(float);
+  auto sig = [&](V a) { return keep_nan(a, sigmoid(d, a)); };
+  auto tanh_v = [&](V a) { return keep_nan(a, hn::Tanh(d, a)); };
+  // Gate q's pre-activation at column j of row r: count lanes (N or fewer).
+  auto load = [&](const float* p, int64_t count, float* buf) {
+    if (count == N) return hn::LoadU(d, p);
+    std::memset(buf, 0, sizeof(float) * kMax);
+    std::memcpy(buf, p, sizeof(float) * static_cast<size_t>(count));
+    return hn::Load(d, buf);
+  };
+  HWY_ALIGN float buf[10][kMax];
+  for (int64_t r = 0; r < batch; ++r) {
+    const float* x = gx + r * 4 * hidden;
+    const float* hrow = gh + r * 4 * hidden;
+    for (int64_t j = 0; j < hidden; j += N) {
+      const int64_t count = std::min(N, hidden - j);
+      auto gate = [&](int q, int slot) {
+        return hn::Add(load(x + q * hidden + j, count, buf[slot]), load(hrow + q * hidden + j, count, buf[slot + 1]));
+      };
+      const V i = sig(gate(0, 0)), f = sig(gate(1, 2)), g = tanh_v(gate(2, 4)), o = sig(gate(3, 6));
+      const V cn = hn::Add(rounded(hn::Mul(f, load(c + r * hidden + j, count, buf[8]))), rounded(hn::Mul(i, g)));
+      const V hv = hn::Mul(o, tanh_v(cn));
+      if (count == N) {
+        hn::StoreU(cn, d, c_out + r * hidden + j);
+        hn::StoreU(hv, d, h_out + r * hidden + j);
+      } else {
+        hn::Store(cn, d, buf[8]);
+        hn::Store(hv, d, buf[9]);
+        std::memcpy(c_out + r * hidden + j, buf[8], sizeof(float) * static_cast<size_t>(count));
+        std::memcpy(h_out + r * hidden + j, buf[9], sizeof(float) * static_cast<size_t>(count));
+      }
+    }
+  }
 }
 
 const char* TargetName() { return hwy::TargetName(HWY_TARGET); }
@@ -251,8 +329,10 @@ HWY_EXPORT(UnaryF32);
 HWY_EXPORT(SumF32);
 HWY_EXPORT(MaxF32);
 HWY_EXPORT(MinF32);
+HWY_EXPORT(MinMaxF32);
 HWY_EXPORT(AccumulateF32);
 HWY_EXPORT(TargetName);
+HWY_EXPORT(LstmCellF32);
 
 void binary_f32(Binary op, const float* a, const float* b, float* out, int64_t n, int mode) {
   HWY_DYNAMIC_DISPATCH(BinaryF32)(static_cast<int>(op), a, b, out, n, mode);
@@ -263,6 +343,11 @@ void unary_f32(Unary op, const float* x, float* out, int64_t n) {
 float sum_f32(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(SumF32)(x, n); }
 float max_f32(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(MaxF32)(x, n); }
 float min_f32(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(MinF32)(x, n); }
+void minmax_f32(const float* x, int64_t n, float* lo, float* hi) { HWY_DYNAMIC_DISPATCH(MinMaxF32)(x, n, lo, hi); }
+void lstm_cell_f32(const float* gx, const float* gh, const float* c, float* h_out, float* c_out, int64_t batch,
+                   int64_t hidden) {
+  HWY_DYNAMIC_DISPATCH(LstmCellF32)(gx, gh, c, h_out, c_out, batch, hidden);
+}
 void accumulate_f32(float* out, const float* x, int64_t n) {
   HWY_DYNAMIC_DISPATCH(AccumulateF32)(out, x, n);
 }

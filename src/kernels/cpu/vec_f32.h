@@ -20,8 +20,17 @@ void unary_f32(Unary op, const float* x, float* out, int64_t n);
 float sum_f32(const float* x, int64_t n);
 float max_f32(const float* x, int64_t n);  // NaN if any element is NaN
 float min_f32(const float* x, int64_t n);
+// Both in one pass; NaN in both if any element is NaN.
+void minmax_f32(const float* x, int64_t n, float* lo, float* hi);
 // out[j] += x[j] for j < n (column accumulation for outer reductions).
 void accumulate_f32(float* out, const float* x, int64_t n);
+
+// One LSTM step for inference (PyTorch's gate order i, f, g, o): gx and gh
+// [batch, 4 * hidden] are the input and hidden projections, c [batch,
+// hidden] the cell state; writes h_out and c_out [batch, hidden]. The numbers
+// of add, sigmoid, tanh and mul run as separate ops, in one pass.
+void lstm_cell_f32(const float* gx, const float* gh, const float* c, float* h_out, float* c_out, int64_t batch,
+                   int64_t hidden);
 
 // Name of the ISA the dispatcher picked, for benchmarks and env.json.
 const char* target_name();
