@@ -69,8 +69,10 @@ TEST(ThreadLimitGuard, LimitsRegionsOnThisThreadAndRestores) {
 
 TEST(ParallelRegionCost, IsMeasuredOnceAndPlausible) {
   const double cost = parallel_region_cost_us();
-  EXPECT_GE(cost, 0.0);
-  EXPECT_LT(cost, 10000.0);  // a region, not a sleep
+  // A fork and a join take at least 50 ns anywhere (a region elided by the
+  // compiler once measured 0.03 µs here).
+  EXPECT_GE(cost, 0.05);
+  EXPECT_LE(cost, 50.0);  // the cap: a loaded machine's figure must not stop every later split
   EXPECT_EQ(parallel_region_cost_us(), cost);
 }
 

@@ -53,7 +53,8 @@ void team_barrier();
 
 // What starting and joining a team of get_num_threads() threads (at least
 // two) costs on this machine, in microseconds: the median of a few empty
-// regions, measured once, on the first call from outside a region. Kernels compare it with their work to decide whether to
+// regions, measured once, on the first call from outside a region, and
+// capped at 50 µs (a busy machine's figure is kept for the process's life). Kernels compare it with their work to decide whether to
 // fork at all (1 µs on a quiet bare-metal machine; 4 µs on the 2-vCPU VMs of
 // issue 15's measurements, where small products ran faster on one thread).
 double parallel_region_cost_us();
