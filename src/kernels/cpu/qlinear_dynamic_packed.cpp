@@ -17,6 +17,8 @@ using dnnl::memory;
 using tag = memory::format_tag;
 using dt = memory::data_type;
 
+namespace {
+
 // One oneDNN matmul per block of rows (Note [dynamic int8 rows]), each with
 // its own memories and scratchpad, since the blocks run at once.
 struct RowBlock {
@@ -25,6 +27,8 @@ struct RowBlock {
   dnnl_steps::Step step;
   dnnl_steps::Block scratch;
 };
+
+}  // namespace
 
 struct PreparedQLinearDynamic::Impl {
   int64_t m = 0, n = 0, k = 0;
