@@ -154,7 +154,7 @@ void qlinear_dynamic_f32_with(const QLinearDynamicArgs& a, const QGemmFn& gemm) 
     const auto [b, e] = blocks[static_cast<size_t>(tid)];
     part[static_cast<size_t>(tid)] = range_of(a.x + b * a.k, (e - b) * a.k);
     team_barrier();
-    Range r = part[0];
+    Range r;  // 0 and 0: choose_qparams widens every range to hold 0 anyway
     for (const Range& p : part) r.lo = std::min(r.lo, p.lo), r.hi = std::max(r.hi, p.hi);
     rows.run(r, b, e, offsets + tid * a.n, scales + tid * a.n);
   });

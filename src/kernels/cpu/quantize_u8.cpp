@@ -67,9 +67,10 @@ void QuantizeS8(const float* HWY_RESTRICT x, int8_t* HWY_RESTRICT q, int64_t n, 
 }
 
 // y[j] = float(int32(acc[j] - offset[j])) * scale[j] (+ bias[j]), the
-// subtraction wrapping, then max(0, y) with relu (the relu kernel's op). One fused multiply-add per lane on every target (the
-// tail goes through a padded vector), so a row's numbers do not depend on
-// where it falls in the vector loop.
+// subtraction wrapping, then max(0, y) with relu (the relu kernel's op).
+// One fused multiply-add per lane on every target (the tail goes through a
+// padded vector), so a row's numbers do not depend on where it falls in the
+// vector loop.
 void DequantizeRow(const int32_t* HWY_RESTRICT acc, const uint32_t* HWY_RESTRICT offset,
                    const float* HWY_RESTRICT scale, const float* HWY_RESTRICT bias, float* HWY_RESTRICT y, int64_t n,
                    bool relu) {
@@ -88,8 +89,7 @@ void DequantizeRow(const int32_t* HWY_RESTRICT acc, const uint32_t* HWY_RESTRICT
   if (j == n) return;
   HWY_ALIGN int32_t ta[kMaxLanes] = {};
   HWY_ALIGN uint32_t to[kMaxLanes] = {};
-  HWY_ALIGN float ts[kMaxLanes] = {}, tb[kMaxLanes] = {},
-                  ty[kMaxLanes];
+  HWY_ALIGN float ts[kMaxLanes] = {}, tb[kMaxLanes] = {}, ty[kMaxLanes];
   const int64_t rest = n - j;
   for (int64_t t = 0; t < rest; ++t) {
     ta[t] = acc[j + t], to[t] = offset[j + t], ts[t] = scale[j + t];
