@@ -46,6 +46,17 @@ inline void run_matmul(const GemmArgs& args, Device device) {
   get_kernel<MatmulKernel>(Op::matmul, device)(args);
 }
 
+// Note [matrix inverse]: inverts `batch` contiguous row-major n x n
+// matrices of dtype (float32 or float64) from `in` into `out`, by
+// Gauss-Jordan elimination with partial pivoting accumulated in double (the
+// pivots are LAPACK getrf's, so a matrix is singular exactly when getrf
+// says so). The batch runs in parallel.
+struct InverseFailure {
+  int64_t batch = -1;  // the first singular matrix, -1 when none
+  int64_t pivot = 0;   // its 1-based zero pivot (LAPACK's info)
+};
+InverseFailure invert_matrices(ScalarType dtype, const void* in, void* out, int64_t batch, int64_t n);
+
 // The plain reference loop: every dtype but bool (no float32_c). It serves float64 and the
 // integers in production and is what tests compare the oneDNN path against.
 void matmul_ref(const GemmArgs& args);

@@ -171,47 +171,153 @@ Tensor index_fill(const Tensor& t, int64_t dim, const Tensor& index, const Scala
   return where(mask, full({}, value, t.dtype()), t);
 }
 
+namespace {
+
+// Note [advanced indexing]: t[indices] with index tensors, PyTorch's rules.
+// An undefined index is a full slice (x[:, i] is {Tensor(), i}), dims past
+// the list are full slices too, and a bool mask stands for its nonzero
+// coordinates over as many dims as it has. The indexed result's shape is
+// the indices' broadcast shape B in place of the indexed dims when those
+// are adjacent, else B first and then the sliced dims. Both directions move
+// the indexed dims to the front (a permutation), where one linear index
+// over them selects rows of the flattened tensor.
+struct AdvancedIndex {
+  std::vector<Tensor> idx;    // int64, wrapped to [0, size), broadcast to B
+  std::vector<int64_t> dims;  // the dim of t each indexes, increasing
+  DimVector broadcast;        // B
+  bool adjacent = true;       // dims form one run: B takes their place
+  std::vector<int64_t> perm;  // the indexed dims, then the others in order
+  DimVector result;           // the indexed shape PyTorch gives t[indices]
+};
+
+AdvancedIndex advanced_index(const Tensor& t, TensorList indices, const char* op) {
+  AdvancedIndex a;
+  int64_t d = 0;
+  for (const Tensor& i : indices) {
+    if (!i.defined()) {
+      ++d;
+      continue;
+    }
+    if (i.dtype() == kBool || i.dtype() == kUInt8) {
+      EMBER_CHECK_INDEX(d + i.dim() <= t.dim(), "{}: too many indices for tensor of dimension {} (got {})", op,
+                        t.dim(), d + i.dim());
+      for (int64_t c = 0; c < i.dim(); ++c)
+        EMBER_CHECK_INDEX(i.size(c) == t.size(d + c),
+                          "{}: The shape of the mask {} at index {} does not match the shape of the indexed tensor {} "
+                          "at index {}",
+                          op, shape_str(i.sizes()), c, shape_str(t.sizes()), d + c);
+      Tensor nz = nonzero(i);
+      for (int64_t c = 0; c < i.dim(); ++c) {
+        a.idx.push_back(nz.select(1, c));
+        a.dims.push_back(d++);
+      }
+    } else {
+      EMBER_CHECK_TYPE(i.dtype() == kInt64 || i.dtype() == kInt32,
+                       "{}: tensors used as indices must be long, int, byte or bool tensors, got {}", op,
+                       to_string(i.dtype()));
+      a.idx.push_back(i.to(kInt64));
+      a.dims.push_back(d++);
+    }
+  }
+  EMBER_CHECK_INDEX(d <= t.dim(), "{}: too many indices for tensor of dimension {} (got {})", op, t.dim(), d);
+  EMBER_CHECK(!a.idx.empty(), "{}: at least one index must be a tensor (got {} full slices)", op, indices.size());
+  std::vector<Tensor> b = broadcast_tensors(a.idx);
+  for (size_t i = 0; i < b.size(); ++i) a.idx[i] = wrap_indices(b[i], t.size(a.dims[i]), a.dims[i], op);
+  a.broadcast = DimVector(b[0].sizes());
+  const auto k = static_cast<int64_t>(a.dims.size());
+  a.adjacent = a.dims.back() - a.dims.front() == k - 1;
+  a.perm = a.dims;
+  std::vector<int64_t> rest;
+  for (int64_t i = 0; i < t.dim(); ++i)
+    if (std::find(a.dims.begin(), a.dims.end(), i) == a.dims.end()) rest.push_back(i);
+  a.perm.insert(a.perm.end(), rest.begin(), rest.end());
+  auto append = [&](int64_t from, int64_t to) {
+    for (int64_t i = from; i < to; ++i) a.result.push_back(t.size(i));
+  };
+  if (a.adjacent) append(0, a.dims.front());
+  for (int64_t s : a.broadcast) a.result.push_back(s);
+  if (a.adjacent) append(a.dims.back() + 1, t.dim());
+  else
+    for (int64_t i : rest) a.result.push_back(t.size(i));
+  return a;
+}
+
+// The permuted tensor's leading dims as one: [prod of indexed sizes, rest...],
+// and the linear index into it (shape B).
+Tensor linear_index(const Tensor& permuted, const AdvancedIndex& a) {
+  Tensor lin = zeros(a.broadcast, kInt64);
+  for (size_t i = 0; i < a.idx.size(); ++i) lin = lin * permuted.size(static_cast<int64_t>(i)) + a.idx[i];
+  return lin.reshape({-1});
+}
+
+DimVector flat_shape(const Tensor& permuted, size_t k) {
+  DimVector shape{1};
+  for (size_t i = 0; i < k; ++i) shape[0] *= permuted.size(static_cast<int64_t>(i));
+  for (int64_t i = static_cast<int64_t>(k); i < permuted.dim(); ++i) shape.push_back(permuted.size(i));
+  return shape;
+}
+
+// [B, sliced dims...] (the permuted order) <-> PyTorch's result order, which
+// differs only when adjacent indexed dims sit after some sliced ones.
+std::pair<std::vector<int64_t>, std::vector<int64_t>> b_block_moves(const AdvancedIndex& a) {
+  std::vector<int64_t> front, at;
+  for (int64_t i = 0; i < static_cast<int64_t>(a.broadcast.size()); ++i) {
+    front.push_back(i);
+    at.push_back(a.dims.front() + i);
+  }
+  return {front, at};
+}
+
+bool b_moves(const AdvancedIndex& a) { return a.adjacent && a.dims.front() > 0; }
+
+void check_values_fit(const Tensor& values, const DimVector& indexed) {
+  bool fits = values.dim() <= static_cast<int64_t>(indexed.size());
+  for (int64_t i = 1; fits && i <= values.dim(); ++i) {
+    const int64_t v = values.size(-i), want = indexed[indexed.size() - static_cast<size_t>(i)];
+    fits = v == 1 || v == want;
+  }
+  EMBER_CHECK(fits,
+              "index_put: shape mismatch: value tensor of shape {} cannot be broadcast to indexing result of shape {}",
+              shape_str(values.sizes()), shape_str(indexed));
+}
+
+}  // namespace
+
+Tensor index(const Tensor& t, TensorList indices) {
+  AdvancedIndex a = advanced_index(t, indices, "index");
+  Tensor permuted = t.permute(a.perm);
+  DimVector picked(a.broadcast);
+  for (int64_t i = static_cast<int64_t>(a.dims.size()); i < permuted.dim(); ++i) picked.push_back(permuted.size(i));
+  Tensor out = index_select(permuted.reshape(flat_shape(permuted, a.dims.size())), 0, linear_index(permuted, a))
+                   .reshape(picked);
+  if (!b_moves(a)) return out;
+  auto [front, at] = b_block_moves(a);
+  return movedim(out, front, at);
+}
+
+// t[indices] = values (+= with accumulate), Note [advanced indexing]; values
+// broadcast to the indexed shape.
 Tensor index_put(const Tensor& t, TensorList indices, const Tensor& values, bool accumulate) {
   EMBER_CHECK_TYPE(values.dtype() == t.dtype(),
                    "index_put: Index put requires the source and destination dtypes match, got {} for the "
                    "destination and {} for the source.",
                    to_string(t.dtype()), to_string(values.dtype()));
-  // Bool masks become their nonzero coordinates (one index per mask dim).
-  std::vector<Tensor> idx;
-  for (const Tensor& i : indices) {
-    EMBER_CHECK(i.defined(), "index_put: an undefined index (a full slice) is not supported; index the leading "
-                "dims only");
-    if (i.dtype() == kBool || i.dtype() == kUInt8) {
-      Tensor nz = nonzero(i);
-      for (int64_t c = 0; c < i.dim(); ++c) idx.push_back(nz.select(1, c));
-    } else {
-      EMBER_CHECK_TYPE(i.dtype() == kInt64 || i.dtype() == kInt32,
-                       "index_put: tensors used as indices must be long, int, byte or bool tensors, got {}",
-                       to_string(i.dtype()));
-      idx.push_back(i.to(kInt64));
-    }
+  AdvancedIndex a = advanced_index(t, indices, "index_put");
+  check_values_fit(values, a.result);
+  Tensor v = values.expand(a.result);
+  if (b_moves(a)) {
+    auto [front, at] = b_block_moves(a);
+    v = movedim(v, at, front);
   }
-  const int64_t k = static_cast<int64_t>(idx.size());
-  EMBER_CHECK_INDEX(k >= 1 && k <= t.dim(), "index_put: too many indices for tensor of dimension {} (got {})",
-                    t.dim(), k);
-  std::vector<Tensor> b = broadcast_tensors(idx);
-  // One linear index over the first k dims.
-  Tensor lin = zeros(b[0].sizes(), kInt64);
-  int64_t lead = 1;
-  for (int64_t i = 0; i < k; ++i) {
-    lin = lin * t.size(i) + wrap_indices(b[static_cast<size_t>(i)], t.size(i), i, "index_put");
-    lead *= t.size(i);
-  }
-  DimVector flat_shape{lead}, vshape(b[0].sizes()), vflat{lin.numel()};
-  for (int64_t i = k; i < t.dim(); ++i) {
-    flat_shape.push_back(t.size(i));
-    vshape.push_back(t.size(i));
-    vflat.push_back(t.size(i));
-  }
-  Tensor v = values.expand(vshape).reshape(vflat);
-  Tensor flat = t.reshape(flat_shape), l = lin.reshape({-1});
-  Tensor out = accumulate ? index_add(flat, 0, l, v) : index_copy(flat, 0, l, v);
-  return out.reshape(t.sizes());
+  Tensor permuted = t.permute(a.perm);
+  DimVector flat = flat_shape(permuted, a.dims.size()), vflat = flat;
+  Tensor l = linear_index(permuted, a);
+  vflat[0] = l.numel();
+  Tensor rows = v.reshape(vflat), src = permuted.reshape(flat);
+  Tensor out = accumulate ? index_add(src, 0, l, rows) : index_copy(src, 0, l, rows);
+  std::vector<int64_t> back(a.perm.size());
+  for (size_t i = 0; i < a.perm.size(); ++i) back[static_cast<size_t>(a.perm[i])] = static_cast<int64_t>(i);
+  return out.reshape(permuted.sizes()).permute(back).contiguous();
 }
 
 Tensor masked_scatter(const Tensor& t, const Tensor& mask, const Tensor& source) {

@@ -1,5 +1,7 @@
 // Matrix-product composites over mm/bmm/matmul: mv, addmv, addr, addbmm,
 // baddbmm, inner, matrix_power, and the Tensor methods of the products.
+#include <limits>
+
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/linalg.h"
@@ -76,12 +78,16 @@ Tensor inner(const Tensor& a, const Tensor& b) {
   return tensordot(a, b, {-1}, {-1});
 }
 
-// Repeated squaring: ceil(log2 n) + popcount(n) products.
+// Repeated squaring: ceil(log2 |n|) + popcount(|n|) products.
 Tensor matrix_power(const Tensor& t, int64_t n) {
   EMBER_CHECK(t.dim() >= 2 && t.size(-1) == t.size(-2),
               "matrix_power: expected a tensor of square matrices [*, n, n], got shape {}", shape_str(t.sizes()));
-  EMBER_CHECK(n >= 0, "matrix_power: negative exponents need a matrix inverse, which Ember does not have yet (got n = {})",
-              n);
+  // A^-n = (A^-1)^n, as PyTorch computes it (and with its errors: integer
+  // and singular matrices are refused by linalg.inv).
+  if (n < 0) {
+    EMBER_CHECK(n != std::numeric_limits<int64_t>::min(), "matrix_power: n = {} has no positive counterpart", n);
+    return matrix_power(inverse(t), -n);
+  }
   // n = 0: identities, still connected to t (a zero gradient), as in PyTorch.
   if (n == 0)
     return where(full(t.sizes(), true, kBool), eye(t.size(-1), std::nullopt, t.dtype()).expand(t.sizes()), t);

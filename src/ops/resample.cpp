@@ -369,6 +369,24 @@ Tensor source_coord_from_pixel(Tensor x, int64_t size, const std::string& paddin
 Tensor source_coord(const Tensor& c, int64_t size, const std::string& padding, bool align) {
   return source_coord_from_pixel(unnormalize(c, size, align), size, padding, align);
 }
+
+// PyTorch 1.13's volumetric CPU kernel is its scalar loop, whose
+// grid_sampler_unnormalize rounds differently from the vectorised 2-D
+// kernel's (c + 1) * ((s - 1) / 2): nearest sampling sees the difference
+// where a coordinate lands on a half pixel.
+Tensor source_coord_3d(const Tensor& c, int64_t size, const std::string& padding, bool align) {
+  double s = static_cast<double>(size);
+  Tensor pixel = align ? (c + 1) / 2 * (s - 1) : ((c + 1) * s - 1) / 2;
+  return source_coord_from_pixel(pixel, size, padding, align);
+}
+
+// std::round: half-way cases away from zero (the volumetric kernel's
+// nearest; the 2-D kernel's nearbyint rounds them to even). x - trunc(x)
+// is exact, so no sum rounds a value just below a half up.
+Tensor round_half_away(const Tensor& x) {
+  Tensor whole = trunc(x);
+  return where(ge(abs(x - whole), 0.5), whole + sign(x), whole);
+}
 }  // namespace
 
 namespace {
@@ -376,20 +394,20 @@ namespace {
 Tensor within(const Tensor& p, int64_t size) { return logical_and(ge(p, 0.0), le(p, static_cast<double>(size - 1))); }
 
 // Volumetric grid_sample: input (N, C, D, H, W), grid (N, D_out, H_out, W_out,
-// 3) of (x, y, z); trilinear ("bilinear") over the 8 corners, or nearest.
+// 3) of (x, y, z); trilinear ("bilinear") over the 8 corners, or nearest
+// (rounding half-way cases away from zero, as PyTorch's volumetric kernel).
 Tensor grid_sample_3d(const Tensor& input, const Tensor& grid, const std::string& mode,
                       const std::string& padding_mode, bool align) {
   const char* op = "grid_sample";
   EMBER_CHECK(mode != "bicubic", "{}: bicubic interpolation only supports 4D input", op);
-  EMBER_CHECK(mode == "bilinear", "{}: mode 'nearest' is not implemented for 5D input (use 'bilinear')", op);
   EMBER_CHECK(grid.dim() == 5 && grid.size(0) == input.size(0) && grid.size(4) == 3,
               "{}: expected grid of shape [{}, D_out, H_out, W_out, 3] for input {}, got {}", op, input.size(0),
               shape_str(input.sizes()), shape_str(grid.sizes()));
   const int64_t n = input.size(0), c = input.size(1), d = input.size(2), h = input.size(3), w = input.size(4);
   const int64_t dout = grid.size(1), ho = grid.size(2), wo = grid.size(3);
-  Tensor ix = source_coord(grid.select(4, 0), w, padding_mode, align);  // [N, Do, Ho, Wo]
-  Tensor iy = source_coord(grid.select(4, 1), h, padding_mode, align);
-  Tensor iz = source_coord(grid.select(4, 2), d, padding_mode, align);
+  Tensor ix = source_coord_3d(grid.select(4, 0), w, padding_mode, align);  // [N, Do, Ho, Wo]
+  Tensor iy = source_coord_3d(grid.select(4, 1), h, padding_mode, align);
+  Tensor iz = source_coord_3d(grid.select(4, 2), d, padding_mode, align);
   Tensor flat_in = input.reshape({n, c, d * h * w});
   auto sample = [&](const Tensor& px, const Tensor& py, const Tensor& pz) {
     Tensor inside = logical_and(logical_and(within(px, w), within(py, h)), within(pz, d));
@@ -399,6 +417,8 @@ Tensor grid_sample_3d(const Tensor& input, const Tensor& grid, const std::string
     Tensor idx = ((cz * h + cy) * w + cx).reshape({n, 1, dout * ho * wo}).expand({n, c, dout * ho * wo});
     return gather(flat_in, 2, idx).view({n, c, dout, ho, wo}) * inside.unsqueeze(1).to(input.dtype());
   };
+  if (mode == "nearest") return sample(round_half_away(ix).detach(), round_half_away(iy).detach(),
+                                       round_half_away(iz).detach());
   Tensor x0 = floor(ix).detach(), y0 = floor(iy).detach(), z0 = floor(iz).detach();
   const std::array<Tensor, 2> xs{x0, x0 + 1}, ys{y0, y0 + 1}, zs{z0, z0 + 1};
   const std::array<Tensor, 2> wx{x0 + 1 - ix, ix - x0}, wy{y0 + 1 - iy, iy - y0}, wz{z0 + 1 - iz, iz - z0};

@@ -98,21 +98,61 @@ Tensor Tensor::unfold(int64_t d, int64_t size_, int64_t step) const {
   return ember::as_strided(*this, sz, st, storage_offset());
 }
 
-Tensor Tensor::index(std::initializer_list<TensorIndex> idx) const {
-  Tensor r = *this;
-  int64_t d = 0;
-  int64_t consumed = 0;
-  for (const auto& i : idx)
+namespace {
+
+bool is_mask(const Tensor& t) { return t.defined() && (t.dtype() == kBool || t.dtype() == kUInt8); }
+
+// The view the basic entries of idx pick, and the index tensors (with
+// undefined entries for the view's dims before them that they skip) that
+// then apply to it. Integers select, slices slice, None inserts a dim, the
+// ellipsis spans the dims no entry names, and an index tensor (a mask for
+// as many dims as it has) keeps its dims for the advanced step.
+std::pair<Tensor, std::vector<Tensor>> split_index(const Tensor& self, std::initializer_list<TensorIndex> idx) {
+  Tensor r = self;
+  int64_t d = 0, consumed = 0;
+  for (const auto& i : idx) {
     if (i.kind == TensorIndex::Integer || i.kind == TensorIndex::SliceKind) ++consumed;
+    if (i.kind == TensorIndex::TensorKind) consumed += is_mask(i.t) ? i.t.dim() : 1;
+  }
+  std::vector<Tensor> advanced;
+  bool any = false;
   for (const auto& i : idx) {
     switch (i.kind) {
       case TensorIndex::Integer: r = r.select(d, i.i); break;
       case TensorIndex::SliceKind: r = r.slice(d, i.s.start, i.s.stop, i.s.step); ++d; break;
       case TensorIndex::None: r = r.unsqueeze(d); ++d; break;
-      case TensorIndex::Ellipsis: d += dim() - consumed; break;
+      case TensorIndex::Ellipsis: d += self.dim() - consumed; break;
+      case TensorIndex::TensorKind: {
+        advanced.resize(static_cast<size_t>(d));
+        advanced.push_back(i.t);
+        any = any || i.t.defined();
+        d += is_mask(i.t) ? i.t.dim() : 1;
+        break;
+      }
     }
   }
-  return r;
+  if (!any) advanced.clear();
+  return {r, advanced};
+}
+
+}  // namespace
+
+Tensor Tensor::index(std::initializer_list<TensorIndex> idx) const {
+  auto [view, advanced] = split_index(*this, idx);
+  return advanced.empty() ? view : ember::index(view, advanced);
+}
+
+Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> idx, const Tensor& values) {
+  auto [view, advanced] = split_index(*this, idx);
+  // As in Python: t[basic] = v copies (casting v to t's dtype); with index
+  // tensors the dtypes must match (index_put's error).
+  if (advanced.empty()) view.copy_(values);
+  else view.index_put_(TensorList(advanced), values);
+  return *this;
+}
+
+Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> idx, const Scalar& value) {
+  return index_put_(idx, full({}, value, dtype()));
 }
 
 // ---- in-place ----

@@ -348,6 +348,31 @@ TEST(FunctionalLayers, GridSample3dMatchesPyTorch) {
   }
   ember::testing::expect_error([] { (void)grid_sample(zeros({1, 1, 2, 2, 2}), zeros({1, 1, 1, 1, 3}), "bicubic"); },
                                {"grid_sample", "bicubic interpolation only supports 4D input"});
-  ember::testing::expect_error([] { (void)grid_sample(zeros({1, 1, 2, 2, 2}), zeros({1, 1, 1, 1, 3}), "nearest"); },
-                               {"grid_sample", "'nearest' is not implemented for 5D input"});
+}
+
+// Volumetric nearest sampling rounds half-way pixels away from zero (the
+// 2-D kernel rounds them to even). torch 1.13, x = torch.arange(1., 5.)
+// .view(1, 1, 1, 1, 4), grid x = [-1, -0.5, 0, 0.5, 1] (y = z = 0):
+// F.grid_sample(x, grid, mode='nearest', padding_mode=p, align_corners=a),
+// the same in float32 and float64. Random grids with gradients: op_db's
+// grid_sample.nearest_3d_* cases.
+TEST(FunctionalLayers, GridSample3dNearestRoundsHalfWayLikePyTorch) {
+  struct Case {
+    const char* padding;
+    bool align;
+    std::vector<double> y;
+  };
+  const std::vector<Case> cases = {
+      {"zeros", false, {0, 2, 3, 4, 0}},      {"zeros", true, {1, 2, 3, 3, 4}},
+      {"border", false, {1, 2, 3, 4, 4}},     {"border", true, {1, 2, 3, 3, 4}},
+      {"reflection", false, {1, 2, 3, 4, 4}}, {"reflection", true, {1, 2, 3, 3, 4}},
+  };
+  for (ScalarType dt : {kFloat32, kFloat64})
+    for (const Case& c : cases) {
+      SCOPED_TRACE(fmt::format("{} {} align_corners={}", to_string(dt), c.padding, c.align));
+      Tensor x = arange(1, 5).to(dt).view({1, 1, 1, 1, 4});
+      Tensor g = zeros({1, 1, 1, 5, 3}, dt);
+      g.select(4, 0).copy_(tensor<double>({-1, -0.5, 0, 0.5, 1}).to(dt).view({1, 1, 1, 5}));
+      ember::testing::expect_values(grid_sample(x, g, "nearest", c.padding, c.align), {1, 1, 1, 1, 5}, c.y, 0, 0);
+    }
 }

@@ -86,6 +86,7 @@ void tensor_aliases(Aliases& a) {
   const std::string g = "tensor";
   a.add("movedim", "int", g, "moveaxis", EMBER_FN(moveaxis(x[0], 0, -1)));
   a.add("transpose", "default", g, "swapaxes", EMBER_FN(swapaxes(x[0], -1, 0)));
+  a.add("inverse", "batched", g, "linalg_inv", EMBER_FN(linalg_inv(x[0])));
 }
 
 void functional_aliases(Aliases& a) {

@@ -158,6 +158,13 @@ std::vector<OpInfo> entries() {
       f32);
   add("grid_sample", "nearest",
       one([](const Tensors& x) { return grid_sample(x[0], x[1], "nearest", "zeros", false); }), Impl::composite, f32);
+  add("grid_sample", "nearest_3d_zeros",
+      one([](const Tensors& x) { return grid_sample(x[0], x[1], "nearest", "zeros", false); }), Impl::composite, f32);
+  add("grid_sample", "nearest_3d_border_align",
+      one([](const Tensors& x) { return grid_sample(x[0], x[1], "nearest", "border", true); }), Impl::composite, f32);
+  add("grid_sample", "nearest_3d_reflection",
+      one([](const Tensors& x) { return grid_sample(x[0], x[1], "nearest", "reflection", false); }), Impl::composite,
+      f32);
   add("affine_grid", "2d", one([](const Tensors& x) { return affine_grid(x[0], {2, 3, 4, 5}, false); }),
       Impl::composite, f32);
   add("affine_grid", "2d_align", one([](const Tensors& x) { return affine_grid(x[0], {2, 3, 4, 5}, true); }),

@@ -253,6 +253,21 @@ void shapes(Table& t) {
   t.add("index_put", "two_indices", one([](const Tensors& x) { return index_put(x[0], {x[1], x[2]}, x[3]); }));
   t.add("index_put", "accumulate_rows", one([](const Tensors& x) { return x[0].index_put({x[1]}, x[2], true); }));
   t.add("index_put", "mask", one([](const Tensors& x) { return index_put(x[0], {x[1]}, x[2]); }));
+  // Advanced indexing: an undefined index is a full slice, x[:, i, j].
+  t.add("index", "slice_first", one([](const Tensors& x) { return index(x[0], {Tensor(), x[1], x[2]}); }))
+      .dtypes = {kFloat32};
+  t.add("index", "between", one([](const Tensors& x) { return index(x[0], {x[1], Tensor(), x[2]}); }));
+  t.add("index", "mask", one([](const Tensors& x) { return index(x[0], {Tensor(), x[1]}); }));
+  t.add("index", "repeated", one([](const Tensors& x) { return index(x[0], {x[1]}); }));
+  // libtorch's spelling, Tensor::index({Slice(), i, j}), reads the same case.
+  OpInfo& method = t.add("index", "method", one([](const Tensors& x) { return x[0].index({Slice(), x[1], x[2]}); }));
+  method.reference = "slice_first";
+  // An undefined index is a full slice: x[:, i, j] = v.
+  t.add("index_put", "slice_first", one([](const Tensors& x) { return index_put(x[0], {Tensor(), x[1], x[2]}, x[3]); }));
+  t.add("index_put", "slice_between",
+        one([](const Tensors& x) { return x[0].index_put({x[1], Tensor(), x[2]}, x[3]); }));
+  t.add("index_put", "slice_accumulate", one([](const Tensors& x) { return index_put(x[0], {Tensor(), x[1]}, x[2], true); }));
+  t.add("index_put", "slice_mask", one([](const Tensors& x) { return index_put(x[0], {Tensor(), x[1]}, x[2]); }));
   t.add("masked_scatter", "default", one([](const Tensors& x) { return masked_scatter(x[0], x[1], x[2]); }));
   t.add("select_scatter", "default", one([](const Tensors& x) { return select_scatter(x[0], x[1], 1, -1); }));
   t.add("slice_scatter", "step", one([](const Tensors& x) { return slice_scatter(x[0], x[1], 1, 1, 5, 2); }));
@@ -342,6 +357,9 @@ void linalg(Table& t) {
   t.add("addbmm", "default", one([](const Tensors& x) { return x[0].addbmm(x[1], x[2], 1, -1.0); }));
   t.add("matrix_power", "n3", one([](const Tensors& x) { return matrix_power(x[0], 3); }));
   t.add("matrix_power", "n0", one([](const Tensors& x) { return x[0].matrix_power(0); }));
+  t.add("matrix_power", "n_neg3", one([](const Tensors& x) { return matrix_power(x[0], -3); })).dtypes = {kFloat32};
+  t.add("inverse", "default", one([](const Tensors& x) { return inverse(x[0]); })).dtypes = {kFloat32};
+  t.add("inverse", "batched", one([](const Tensors& x) { return x[0].inverse(); }));
 }
 
 // Built from other ops (their derivative comes from those). cumprod,
@@ -353,7 +371,7 @@ const std::set<std::string> kComposite = {
     "nanquantile", "unique", "unique_consecutive", "argsort", "kthvalue", "msort", "argwhere", "stack", "hstack",
     "vstack", "dstack", "column_stack", "chunk", "split", "tensor_split", "hsplit", "vsplit", "fliplr", "flipud",
     "movedim", "swapdims", "roll", "rot90", "tile", "repeat", "repeat_interleave", "take", "take_along_dim",
-    "index_add", "index_copy", "index_fill", "index_put", "masked_scatter", "select_scatter", "slice_scatter",
+    "index_add", "index_copy", "index_fill", "index", "index_put", "masked_scatter", "select_scatter", "slice_scatter",
     "bincount", "cartesian_prod", "combinations", "meshgrid", "cross", "diag", "diag_embed", "diff", "trace",
     "einsum", "tensordot", "kron", "inner", "mv", "addmv", "addr", "addbmm", "baddbmm", "matrix_power",
     "tril", "triu", "bucketize"};

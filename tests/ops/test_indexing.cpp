@@ -414,3 +414,59 @@ TEST(IndexingReference, CatOfSplitsRoundTrips) {
     EXPECT_TRUE(equal(stack(unbind(x, dim), dim), x)) << "dim " << dim;
   }
 }
+
+// libtorch's x.index({...}) / x.index_put_({...}, v) with index tensors
+// mixed into basic entries. Expected values: torch 1.13 on
+// x = torch.arange(24.).view(2, 3, 4) with the Python spelling in each comment.
+TEST(IndexingTensorIndex, MixesBasicAndAdvancedEntriesLikePyTorch) {
+  Tensor x = arange(24).to(kFloat32).view({2, 3, 4});
+  Tensor i03 = tensor<int64_t>({0, 3});
+  // x[1, :, [0, 3]]: the integer selects first; the index dims stay in place.
+  expect_values(x.index({1, Slice(), i03}), {3, 2}, {12, 15, 16, 19, 20, 23});
+  // x[:, [2, 0], 1:3]
+  expect_values(x.index({Slice(), tensor<int64_t>({2, 0}), Slice(1, 3)}), {2, 2, 2}, {9, 10, 1, 2, 21, 22, 13, 14});
+  // x[[1, 0], :, [3, 1]]: separated index dims go first.
+  expect_values(x.index({tensor<int64_t>({1, 0}), Slice(), tensor<int64_t>({3, 1})}), {2, 3},
+                {15, 19, 23, 1, 5, 9});
+  // x[..., [0, -1]]
+  expect_values(x.index({TensorIndex::ellipsis(), tensor<int64_t>({0, -1})}), {2, 3, 2},
+                {0, 3, 4, 7, 8, 11, 12, 15, 16, 19, 20, 23});
+  // x[:, x[0] > 6]: a mask over two dims.
+  expect_values(x.index({Slice(), gt(x[0], 6)}), {2, 5}, {7, 8, 9, 10, 11, 19, 20, 21, 22, 23});
+  // x[None, 0, [1, 2]]
+  expect_values(x.index({TensorIndex::none(), 0, tensor<int64_t>({1, 2})}), {1, 2, 4}, {4, 5, 6, 7, 8, 9, 10, 11});
+  // An entry list without tensors is still a view.
+  EXPECT_EQ(x.index({1, Slice(1, std::nullopt)}).storage_offset(), 16);
+}
+
+TEST(IndexingTensorIndex, IndexPutWritesThroughTheBasicView) {
+  Tensor x = arange(24).to(kFloat32).view({2, 3, 4});
+  // y[1:, [0, 2]] = 7 -> sum 192, y[1] = [7]*4, [16..19], [7]*4
+  Tensor y = x.clone();
+  y.index_put_({Slice(1, std::nullopt), tensor<int64_t>({0, 2})}, 7);
+  EXPECT_EQ(y.sum().item<float>(), 192.0f);
+  expect_values(y[1], {3, 4}, {7, 7, 7, 7, 16, 17, 18, 19, 7, 7, 7, 7});
+  // y[..., x[0, 0] > 1] = tensor([-1., -2.]) -> y[:, 0] = [0, 1, -1, -2, 12, 13, -1, -2], sum 108
+  y = x.clone();
+  y.index_put_({TensorIndex::ellipsis(), gt(x.index({0, 0}), 1)}, tensor<float>({-1, -2}));
+  expect_values(y.index({Slice(), 0}), {2, 4}, {0, 1, -1, -2, 12, 13, -1, -2});
+  EXPECT_EQ(y.sum().item<float>(), 108.0f);
+  // y[0, 1:3] = tensor([9., 8., 7., 6.]): basic entries copy, broadcasting.
+  y = x.clone();
+  y.index_put_({0, Slice(1, 3)}, tensor<float>({9, 8, 7, 6}));
+  expect_values(y[0], {3, 4}, {0, 1, 2, 3, 9, 8, 7, 6, 9, 8, 7, 6});
+  // An int64 tensor: y[:, 1:3] = tensor([1.7, 2.2]) casts (copy); y[:, [1, 3]] = 5.5 casts the
+  // Scalar; a float tensor through index tensors is refused, as in PyTorch.
+  Tensor n = zeros({3, 4}, kInt64);
+  n.index_put_({Slice(), Slice(1, 3)}, tensor<float>({1.7f, 2.2f}));
+  expect_values(n[0], {4}, {0, 1, 2, 0});
+  n = zeros({3, 4}, kInt64);
+  n.index_put_({Slice(), tensor<int64_t>({1, 3})}, 5.5);
+  expect_values(n[2], {4}, {0, 5, 0, 5});
+  expect_error([&] { n.index_put_({Slice(), tensor<int64_t>({1, 3})}, tensor<float>({1.7f, 2.2f})); },
+               {"index_put", "dtypes match", "int64", "float32"});
+  // Two-argument calls with index tensors only take this overload too.
+  Tensor z = zeros({3});
+  z.index_put_({tensor<int64_t>({0, 2})}, ones({2}));
+  expect_values(z, {3}, {1, 0, 1});
+}

@@ -83,7 +83,8 @@ TEST(TensorOpErrors, NameOpAndValues) {
   expect_error([&] { hsplit(arange(5.0), 2); }, {"hsplit", "5", "2"});
   expect_error([&] { rot90(x, 1, {0, 0}); }, {"rot90", "dim0 = 0", "dim1 = 0"});
   expect_error([&] { mv(ones({2, 3}), ones({4})); }, {"mv", "2x3", "4"});
-  expect_error([&] { matrix_power(ones({2, 2}), -1); }, {"matrix_power", "n = -1"});
+  // A negative power inverts first, with linalg.inv's errors (PyTorch 1.13's words).
+  expect_error([&] { matrix_power(ones({2, 2}), -1); }, {"linalg.inv", "The diagonal element 2 is zero", "singular"});
   expect_error([&] { einsum("ij,jk->ik", {ones({2, 3})}); }, {"einsum", "2 operands", "1 were given"});
   expect_error([&] { einsum("ij->iz", {ones({2, 3})}); }, {"einsum", "output subscript z"});
   expect_error([&] { einsum("ij,jk", {ones({2, 3}), ones({4, 2})}); }, {"einsum", "subscript j", "size 3", "4"});
@@ -228,3 +229,68 @@ TEST(NegativeDims, IgnoreIndexIsAValue) {
 }
 
 }  // namespace
+
+// torch.inverse's edges and errors, as PyTorch 1.13 prints them (values and
+// gradients against PyTorch are op_db's inverse.* cases).
+TEST(Inverse, ErrorsEdgesAndNonFiniteValuesMatchPyTorch) {
+  expect_error([&] { inverse(tensor<double>({1, 2, 2, 4}, {2, 2})); },
+               {"linalg.inv: The diagonal element 2 is zero, the inversion could not be completed because the input "
+                "matrix is singular."});
+  // Batched: the first singular element is named; an all-zero matrix fails at its first pivot.
+  expect_error([&] { inverse(tensor<double>({1, 0, 0, 1, 0, 0, 0, 0, 1, 2, 2, 4}, {3, 2, 2})); },
+               {"linalg.inv: (Batch element 1): The diagonal element 1 is zero"});
+  expect_error([&] { inverse(tensor<int64_t>({1, 2, 3, 4}, {2, 2})); },
+               {"linalg.inv", "Expected a floating point tensor", "int64"});
+  expect_error([&] { inverse(ones({2, 2}, kBFloat16)); }, {"linalg.inv", "Low precision dtypes not supported"});
+  expect_error([&] { inverse(ones({2, 3})); }, {"linalg.inv", "square matrices", "2 by 3"});
+  expect_error([&] { inverse(ones({3})); }, {"linalg.inv", "at least 2 dimensions", "[3]"});
+  expect_error([&] { matrix_power(tensor<int64_t>({2, 1, 1, 1}, {2, 2}), -3); }, {"linalg.inv", "int64"});
+  EXPECT_EQ(inverse(zeros({2, 0, 0})).sizes(), (DimVector{2, 0, 0}));
+  EXPECT_EQ(inverse(zeros({0, 3, 3})).sizes(), (DimVector{0, 3, 3}));
+  // torch.inverse(tensor([[nan, 1], [0, 1]])) is all NaN; [[inf, 1], [0, 1]] gives [[0, 0], [0, 1]].
+  for (double v : inverse(tensor<double>({NAN, 1, 0, 1}, {2, 2})).to_vector<double>()) EXPECT_TRUE(std::isnan(v));
+  expect_values(inverse(tensor<double>({INFINITY, 1, 0, 1}, {2, 2})), {2, 2}, {0, 0, 0, 1});
+  // torch.matrix_power(tensor([[2., 1.], [1., 1.]]), -3) = [[5, -8], [-8, 13]]; the inverse of a
+  // permutation needs the row swap.
+  expect_values(matrix_power(tensor<double>({2, 1, 1, 1}, {2, 2}), -3), {2, 2}, {5, -8, -8, 13});
+  expect_values(inverse(tensor<float>({0, 1, 1, 0}, {2, 2})), {2, 2}, {0, 1, 1, 0});
+}
+
+// The batch runs in parallel; a large one equals its per-matrix inverses and
+// A @ inverse(A) is the identity.
+TEST(Inverse, BatchEqualsEachMatrixAndInvertsIt) {
+  manual_seed(3);
+  Tensor a = randn({64, 5, 5}, kFloat64) + eye(5, std::nullopt, kFloat64) * 5;
+  Tensor inv = inverse(a);
+  for (int64_t b : {0, 17, 63}) EXPECT_TRUE(equal(inv[b], inverse(a[b])));
+  EXPECT_TRUE(allclose(matmul(a, inv), eye(5, std::nullopt, kFloat64).expand({64, 5, 5}), 0, 1e-12));
+  EXPECT_TRUE(allclose(inverse(a.to(kFloat32)), inv.to(kFloat32), 1e-5, 1e-6));
+}
+
+// index_put's full slices (an undefined index): the errors name the shapes as
+// PyTorch 1.13 does (torch.ops.aten.index_put(torch.zeros(2, 3, 4), [i, None,
+// j], torch.ones(3, 2)): "shape mismatch: value tensor of shape [3, 2] cannot
+// be broadcast to indexing result of shape [2, 3]"); values are op_db's
+// index_put.slice_* cases.
+TEST(IndexPut, FullSliceErrorsNameTheShapes) {
+  Tensor x = zeros({2, 3, 4});
+  Tensor i = tensor<int64_t>({0, 1}), j = tensor<int64_t>({1, 3});
+  expect_error([&] { index_put(x, {i, Tensor(), j}, ones({3, 2})); },
+               {"index_put", "value tensor of shape [3, 2]", "indexing result of shape [2, 3]"});
+  expect_error([&] { index_put(x, {i}, ones({2, 4, 3})); },
+               {"index_put", "value tensor of shape [2, 4, 3]", "indexing result of shape [2, 3, 4]"});
+  expect_error([&] { index_put(x, {Tensor(), Tensor()}, ones({1})); }, {"index_put", "at least one index", "2 full"});
+  expect_error([&] { index_put(x, {Tensor(), Tensor(), Tensor(), i}, ones({1})); },
+               {"index_put", "too many indices", "dimension 3", "got 4"});
+  expect_error([&] { index_put(x, {Tensor(), ones({3, 3}, kBool)}, ones({1})); },
+               {"index_put", "mask [3, 3]", "[2, 3, 4] at index 2"});
+  expect_error([&] { index_put(x, {Tensor(), tensor<int64_t>({3})}, ones({1})); },
+               {"index_put", "index 3", "dimension 1", "size 3"});
+  // x[:, i, j] = v: adjacent indices keep their place; x[i, :, j] = v puts them first.
+  Tensor y = index_put(x, {Tensor(), i, j}, tensor<float>({1, 2, 3, 4}, {2, 2}));
+  EXPECT_EQ(y.index({0, 1, 3}).item<float>(), 2.0f);
+  EXPECT_EQ(y.index({1, 0, 1}).item<float>(), 3.0f);
+  Tensor z = index_put(x, {i, Tensor(), j}, arange(6).to(kFloat32).view({2, 3}));
+  EXPECT_EQ(z.index({1, 2, 3}).item<float>(), 5.0f);
+  EXPECT_EQ(z.sum().item<float>(), 15.0f);
+}

@@ -54,16 +54,8 @@ struct Slice {
         int64_t step_ = 1)
       : start(start_), stop(stop_), step(step_) {}
 };
-struct TensorIndex {
-  enum Kind { Integer, SliceKind, Ellipsis, None } kind;
-  int64_t i = 0;
-  Slice s;
-  TensorIndex(int64_t v) : kind(Integer), i(v) {}  // NOLINT
-  TensorIndex(int v) : kind(Integer), i(v) {}      // NOLINT
-  TensorIndex(Slice sl) : kind(SliceKind), s(sl) {}  // NOLINT
-  static TensorIndex ellipsis() { TensorIndex t(0); t.kind = Ellipsis; return t; }
-  static TensorIndex none() { TensorIndex t(0); t.kind = None; return t; }
-};
+// One entry of t.index({...}) / t.index_put_({...}, v) (below Tensor).
+struct TensorIndex;
 
 class Tensor {
  public:
@@ -126,6 +118,9 @@ class Tensor {
   Tensor select(int64_t dim, int64_t index) const;
   Tensor slice(int64_t dim, std::optional<int64_t> start = std::nullopt,
                std::optional<int64_t> end = std::nullopt, int64_t step = 1) const;
+  // libtorch's t.index({0, Slice(1, None), idx}): basic entries (integers,
+  // slices, None, ellipsis) make a view; index tensors then index it as
+  // ember::index does (a copy).
   Tensor index(std::initializer_list<TensorIndex> idx) const;
   Tensor operator[](int64_t i) const { return select(0, i); }
   Tensor expand(IntArrayRef sizes) const;
@@ -187,6 +182,10 @@ class Tensor {
   Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1);
   Tensor& index_copy_(int64_t dim, const Tensor& index, const Tensor& source);
   Tensor& index_put_(TensorList indices, const Tensor& values, bool accumulate = false);
+  // t[idx] = values (or a Scalar) with t.index's entries: the basic ones pick
+  // a view of t, which is written through.
+  Tensor& index_put_(std::initializer_list<TensorIndex> idx, const Tensor& values);
+  Tensor& index_put_(std::initializer_list<TensorIndex> idx, const Scalar& value);
   Tensor& masked_scatter_(const Tensor& mask, const Tensor& source);
   Tensor& scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
                           bool include_self = true);
@@ -407,6 +406,7 @@ class Tensor {
   Tensor addbmm(const Tensor& b1, const Tensor& b2, const Scalar& beta = 1, const Scalar& alpha = 1) const;
   Tensor baddbmm(const Tensor& b1, const Tensor& b2, const Scalar& beta = 1, const Scalar& alpha = 1) const;
   Tensor matrix_power(int64_t n) const;
+  Tensor inverse() const;
   Tensor kron(const Tensor& o) const;
   Tensor cross(const Tensor& o, std::optional<int64_t> dim = std::nullopt) const;
   Tensor diag(int64_t diagonal = 0) const;
@@ -542,6 +542,19 @@ T* Tensor::data_ptr() const {
                    to_string(dtype()));
   return static_cast<T*>(data_ptr());
 }
+
+struct TensorIndex {
+  enum Kind { Integer, SliceKind, Ellipsis, None, TensorKind } kind;
+  int64_t i = 0;
+  Slice s;
+  Tensor t;  // an index tensor (int64/int32, or a bool mask); undefined: a full slice
+  TensorIndex(int64_t v) : kind(Integer), i(v) {}  // NOLINT
+  TensorIndex(int v) : kind(Integer), i(v) {}      // NOLINT
+  TensorIndex(Slice sl) : kind(SliceKind), s(sl) {}  // NOLINT
+  TensorIndex(Tensor index) : kind(TensorKind), t(std::move(index)) {}  // NOLINT
+  static TensorIndex ellipsis() { TensorIndex t(0); t.kind = Ellipsis; return t; }
+  static TensorIndex none() { TensorIndex t(0); t.kind = None; return t; }
+};
 
 template <typename T>
 T Tensor::item() const {

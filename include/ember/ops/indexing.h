@@ -87,9 +87,14 @@ Tensor take_along_dim(const Tensor& t, const Tensor& indices, std::optional<int6
 Tensor index_add(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1);
 Tensor index_copy(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& source);
 Tensor index_fill(const Tensor& t, int64_t dim, const Tensor& index, const Scalar& value);
-// t[indices[0], indices[1], ...] = values (+= with accumulate): int64 index
-// tensors for the leading dims, broadcast together; a single bool mask
-// selects like t[mask].
+// Advanced indexing (ATen's index / index_put, what t[i, j] and
+// t[:, mask] = v become): int32/int64 index tensors broadcast together, a
+// bool mask for as many dims as it has, an undefined Tensor() for a full
+// slice; the result's shape follows PyTorch's rules (Note [advanced
+// indexing] in src/ops/index_ops.cpp). Tensor::index({Slice(), idx}) and
+// Tensor::index_put_({...}, v) mix them with basic indexing.
+Tensor index(const Tensor& t, TensorList indices);
+// t[indices] = values (+= with accumulate), values broadcast to t[indices]'s shape.
 Tensor index_put(const Tensor& t, TensorList indices, const Tensor& values, bool accumulate = false);
 // The masked positions, in row-major order, take source's leading elements.
 Tensor masked_scatter(const Tensor& t, const Tensor& mask, const Tensor& source);

@@ -36,7 +36,12 @@ Tensor baddbmm(const Tensor& input, const Tensor& batch1, const Tensor& batch2, 
                const Scalar& alpha = 1);
 // Sum over the last dims of a and b.
 Tensor inner(const Tensor& a, const Tensor& b);
-// n >= 0 (negative powers need an inverse, not in Ember yet).
+// t^n by repeated squaring; n < 0 is inverse(t)^-n.
 Tensor matrix_power(const Tensor& t, int64_t n);
+
+// torch.inverse / torch.linalg.inv of [*, n, n] float32 or float64 matrices
+// (src/ops/inverse.cpp); a singular one raises PyTorch's error.
+Tensor inverse(const Tensor& t);
+Tensor linalg_inv(const Tensor& t);
 
 }  // namespace ember

@@ -296,4 +296,12 @@ r.case("ctc_loss", "none_blank", [randn(5, 2, 4), ints(0, 1, 1, 2).view(2, 2), i
 # Beyond OPS.md (tests/op_db/surface.txt's last section); appended, so the
 # cases above keep their random inputs.
 r.case("adaptive_avg_pool3d", "out2x3x4", [randn(2, 3, 5, 7, 6)], lambda x: F.adaptive_avg_pool3d(x, (2, 3, 4)))
+# grid_sample's nearest mode on 5-D input (PyTorch's volumetric kernel).
+grid3d = uniform(-1.2, 1.2, 2, 3, 2, 4, 3)
+r.case("grid_sample", "nearest_3d_zeros", [randn(2, 3, 4, 5, 6), grid3d],
+       lambda x, g: F.grid_sample(x, g, mode="nearest", align_corners=False))
+r.case("grid_sample", "nearest_3d_border_align", [randn(2, 3, 4, 5, 6), grid3d],
+       lambda x, g: F.grid_sample(x, g, mode="nearest", padding_mode="border", align_corners=True))
+r.case("grid_sample", "nearest_3d_reflection", [randn(2, 3, 4, 5, 6), uniform(-2.5, 2.5, 2, 3, 2, 4, 3)],
+       lambda x, g: F.grid_sample(x, g, mode="nearest", padding_mode="reflection", align_corners=False))
 r.write()

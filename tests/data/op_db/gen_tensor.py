@@ -352,4 +352,34 @@ r.case("searchsorted", "side_left", [f64([1.0, 3.0, 3.0, 5.0]), f64([3.0, 4.0])]
        lambda s, v: torch.searchsorted(s, v, side="left"), grad=False)
 r.case("searchsorted", "scalar_int32", [f64([1.0, 3.0, 5.0])],
        lambda s: torch.searchsorted(s, 3, out_int32=True, right=True), grad=False)
+# torch.inverse / linalg.inv and matrix_power's negative exponents, on
+# well-conditioned matrices (randn + 4 I keeps them far from singular).
+def well(*shape):
+    return randn(*shape) + 4 * torch.eye(shape[-1], dtype=torch.float64)
+
+
+r.case("inverse", "default", [well(3, 3)], lambda x: torch.inverse(x))
+r.case("inverse", "batched", [well(2, 2, 4, 4)], lambda x: torch.linalg.inv(x))
+r.case("matrix_power", "n_neg3", [well(2, 3, 3)], lambda x: torch.matrix_power(x, -3))
+
+# index_put with full slices: x[:, i, j] = v is ATen's index_put with None in
+# the index list (Python's torch.index_put takes no None; the op does).
+aten_index_put = torch.ops.aten.index_put
+r.case("index_put", "slice_first", [randn(2, 3, 4), i64([0, 2, 1]), i64([1, 3, -1]), randn(2, 3)],
+       lambda x, i, j, v: aten_index_put(x, [None, i, j], v))
+r.case("index_put", "slice_between", [randn(3, 2, 4), i64([0, 2]), i64([1, -1]), randn(1, 2)],
+       lambda x, i, j, v: aten_index_put(x, [i, None, j], v))
+r.case("index_put", "slice_accumulate", [randn(2, 4), i64([1, 1, 3]), randn(3)],
+       lambda x, i, v: aten_index_put(x, [None, i], v, True))
+r.case("index_put", "slice_mask", [randn(2, 3, 4), torch.rand(3, 4) > 0.5, randn(1)],
+       lambda x, m, v: aten_index_put(x, [None, m], v))
+# Advanced indexing (ATen's index: what x[:, i, j] reads), with PyTorch's
+# placement of the broadcast index dims.
+aten_index = torch.ops.aten.index
+r.case("index", "slice_first", [randn(2, 3, 4), i64([0, 2, -1]), i64([1, 3, 0])],
+       lambda x, i, j: aten_index(x, [None, i, j]))
+r.case("index", "between", [randn(3, 2, 4), i64([[0], [2]]), i64([1, -1])],
+       lambda x, i, j: aten_index(x, [i, None, j]))
+r.case("index", "mask", [randn(2, 3, 4), torch.rand(3, 4) > 0.5], lambda x, m: aten_index(x, [None, m]))
+r.case("index", "repeated", [randn(4, 3), i64([1, 1, 3])], lambda x, i: aten_index(x, [i]))
 r.write()
