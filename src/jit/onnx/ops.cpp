@@ -82,7 +82,9 @@ const std::unordered_map<std::string, std::string>& simple_ops() {
       {"log", "Log"},       {"sqrt", "Sqrt"},       {"sin", "Sin"},         {"cos", "Cos"},
       {"tanh", "Tanh"},     {"sigmoid", "Sigmoid"}, {"relu", "Relu"},       {"erf", "Erf"},
       {"sign", "Sign"},     {"floor", "Floor"},     {"ceil", "Ceil"},       {"round", "Round"},
-      {"reciprocal", "Reciprocal"}, {"isnan", "IsNaN"}};
+      {"reciprocal", "Reciprocal"}, {"isnan", "IsNaN"}, {"tan", "Tan"},     {"asin", "Asin"},
+      {"acos", "Acos"},     {"atan", "Atan"},       {"sinh", "Sinh"},       {"cosh", "Cosh"},
+      {"asinh", "Asinh"},   {"acosh", "Acosh"},     {"atanh", "Atanh"}};
   return m;
 }
 
@@ -101,9 +103,55 @@ void lower_composite(LowerCtx& c) {
   else if (k == "rsqrt") y = b.op("Reciprocal", {b.op("Sqrt", {x})});
   else if (k == "expm1") y = b.op("Sub", {b.op("Exp", {x}), b.const_scalar(1, dt)});
   else if (k == "log1p") y = b.op("Log", {b.op("Add", {x, b.const_scalar(1, dt)})});
+  else if (k == "log2") y = b.op("Div", {b.op("Log", {x}), b.const_scalar(std::numbers::ln2, dt)});
+  else if (k == "log10") y = b.op("Div", {b.op("Log", {x}), b.const_scalar(std::numbers::ln10, dt)});
+  else if (k == "exp2") y = b.op("Pow", {b.const_scalar(2, dt), x});
+  else if (k == "erfc") y = b.op("Sub", {b.const_scalar(1, dt), b.op("Erf", {x})});
+  else if (k == "trunc") y = b.op("Mul", {b.op("Sign", {x}), b.op("Floor", {b.op("Abs", {x})})});
   else y = activation(b, k, x, dt);  // silu, gelu, gelu_tanh
   b.finish(y, c.out(0));
 }
+
+// fmod is ONNX's Mod with fmod=1 (C's fmod, for floats and integers alike);
+// remainder (Python's %) and floor_divide correct it where the signs of the
+// remainder and the divisor differ, as Ember's kernels do: the same values,
+// not a rounding of a / b.
+std::string c_fmod(Builder& b, const std::string& a, const std::string& d) {
+  onnx::NodeProto& n = b.node("Mod", {a, d});
+  set_attr(n, "fmod", int64_t{1});
+  return n.output(0);
+}
+
+void lower_modulo(LowerCtx& c) {
+  Builder& b = c.b;
+  const ScalarType dt = out_dtype(c);
+  const std::string a = c.in(0), d = c.in(1), m = c_fmod(b, a, d), zero = b.const_scalar(0, dt);
+  if (c.n.kind == "fmod") {
+    b.finish(m, c.out(0));
+    return;
+  }
+  // The remainder is nonzero and its sign differs from the divisor's.
+  const std::string wrong =
+      b.op("And", {b.op("Not", {b.op("Equal", {m, zero})}), b.op("Xor", {b.op("Less", {m, zero}), b.op("Less", {d, zero})})});
+  if (c.n.kind == "remainder") {
+    b.finish(b.op("Where", {wrong, b.op("Add", {m, d}), m}), c.out(0));
+    return;
+  }
+  // floor_divide, as the kernel (PyTorch's div_floor): (a - fmod(a, d)) / d,
+  // less one where the fmod was on the wrong side; for floats then floored,
+  // rounded up past .5 (the division's error), and a / d where d is 0.
+  const std::string one = b.const_scalar(1, dt);
+  std::string q = b.op("Div", {b.op("Sub", {a, m}), d});
+  q = b.op("Where", {wrong, b.op("Sub", {q, one}), q});
+  if (is_floating_point(dt)) {
+    const std::string fl = b.op("Floor", {q});
+    const std::string up = b.op("Greater", {b.op("Sub", {q, fl}), b.const_scalar(0.5, dt)});
+    q = b.op("Where", {up, b.op("Add", {fl, one}), fl});
+    q = b.op("Where", {b.op("Equal", {d, zero}), b.op("Div", {a, d}), q});
+  }
+  b.finish(q, c.out(0));
+}
+
 
 void lower_copy(LowerCtx& c) {
   // A copy casts and may broadcast (its TensorIter expands the source).
@@ -366,6 +414,13 @@ void lower_reduce(LowerCtx& c) {
   reshape_to_output(c, y, 0);
 }
 
+// cumsum's kernel scans the middle of [outer, reduce, inner].
+void lower_cumsum(LowerCtx& c) {
+  const std::string x = as_geometry(c);
+  onnx::NodeProto& n = c.b.node("CumSum", {x, c.b.const_scalar(1, kInt64)});
+  reshape_to_output(c, n.output(0), 0);
+}
+
 void lower_softmax(LowerCtx& c) {
   const std::string x = as_geometry(c);
   onnx::NodeProto& n = c.b.node(c.n.attr_bool("log") ? "LogSoftmax" : "Softmax", {x});
@@ -377,7 +432,11 @@ const std::unordered_map<std::string, LowerFn>& table() {
   static const std::unordered_map<std::string, LowerFn> t = [] {
     std::unordered_map<std::string, LowerFn> m;
     for (const auto& [k, v] : simple_ops()) m.emplace(k, lower_simple);
-    for (const char* k : {"ne", "rsqrt", "expm1", "log1p", "silu", "gelu", "gelu_tanh"}) m.emplace(k, lower_composite);
+    for (const char* k : {"ne", "rsqrt", "expm1", "log1p", "silu", "gelu", "gelu_tanh", "log2", "log10", "exp2", "erfc",
+                          "trunc"})
+      m.emplace(k, lower_composite);
+    for (const char* k : {"fmod", "remainder", "floor_divide"}) m.emplace(k, lower_modulo);
+    m.emplace("cumsum", lower_cumsum);
     m.emplace("copy", lower_copy);
     m.emplace("fill", lower_fill);
     m.emplace("clamp", lower_clamp);

@@ -138,6 +138,31 @@ Ts op_identity(OpCtx& c) { return {c.input(0)}; }
 
 Ts op_not(OpCtx& c) { return {logical_not(c.input(0))}; }
 
+// fmod=1 is C's fmod; fmod=0 (integers only in the spec) Python's %.
+Ts op_mod(OpCtx& c) {
+  const Tensor &a = c.input(0), &b = c.input(1);
+  const int64_t mode = c.i("fmod", 0);
+  if (mode != 0 && mode != 1) c.fail(fmt::format("Mod's fmod must be 0 or 1, got {}", mode));
+  if (a.dtype() != b.dtype()) c.fail(fmt::format("Mod's inputs differ in dtype: {} and {}", to_string(a.dtype()),
+                                                 to_string(b.dtype())));
+  if (!is_floating_point(a.dtype()) && any(eq(b, Scalar(0))).item<bool>()) c.fail("integer modulo by zero");
+  return {mode == 1 ? fmod(a, b) : remainder(a, b)};
+}
+
+// CumSum(x, axis) with its exclusive and reverse attributes.
+Ts op_cumsum(OpCtx& c) {
+  const Tensor& x = c.input(0);
+  const std::vector<int64_t> axes = c.ints_of(c.input(1), "CumSum's axis");
+  if (axes.size() != 1) c.fail("CumSum's axis must hold one value");
+  if (x.dim() == 0) c.fail("CumSum needs an input of rank 1 or more");
+  const int64_t axis = c.axis(axes[0], x.dim(), "axis");
+  const bool reverse = c.i("reverse", 0) != 0, exclusive = c.i("exclusive", 0) != 0;
+  Tensor v = reverse ? flip(x, {axis}) : x;
+  Tensor y = cumsum(v, axis);
+  if (exclusive) y = sub(y, v);
+  return {reverse ? flip(y, {axis}) : y};
+}
+
 Ts variadic(OpCtx& c, Tensor (*f)(const Tensor&, const Tensor&)) {
   Tensor r = c.input(0);
   for (size_t k = 1; k < c.in.size(); ++k) r = f(r, c.input(k));
@@ -627,6 +652,9 @@ const std::unordered_map<std::string, OpFn>& table() {
       {"Xor", binary<logical_xor>}, {"Not", op_not}, {"Max", op_max}, {"Min", op_min}, {"Sum", op_sum},
       {"Where", op_where}, {"Neg", unary<neg>}, {"Abs", unary<abs>}, {"Exp", unary<exp>}, {"Log", unary<log>},
       {"Sqrt", unary<sqrt>}, {"Sin", unary<sin>}, {"Cos", unary<cos>}, {"Tanh", unary<tanh>},
+      {"Tan", unary<tan>}, {"Asin", unary<asin>}, {"Acos", unary<acos>}, {"Atan", unary<atan>},
+      {"Sinh", unary<sinh>}, {"Cosh", unary<cosh>}, {"Asinh", unary<asinh>}, {"Acosh", unary<acosh>},
+      {"Atanh", unary<atanh>}, {"Mod", op_mod}, {"CumSum", op_cumsum},
       {"Sigmoid", unary<sigmoid>}, {"Relu", unary<relu>}, {"Erf", unary<erf>}, {"Sign", unary<sign>},
       {"Floor", unary<floor>}, {"Ceil", unary<ceil>}, {"Round", unary<round>}, {"Reciprocal", unary<reciprocal>},
       {"IsNaN", unary<isnan>}, {"Identity", op_identity}, {"Clip", op_clip}, {"LeakyRelu", op_leaky_relu},
