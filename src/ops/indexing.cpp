@@ -299,8 +299,11 @@ Tensor gather(const Tensor& t, int64_t dim, const Tensor& index) {
   if (index.numel() == 0) return out;
   Tensor t1 = at_least_1d(t), index1 = at_least_1d(index);
   check_index_range(index1, t1.sizes()[dim], dim, "gather");
-  if (TraceHook* th = trace_hook()) [[unlikely]] th->unsupported("gather", "gather is not supported by the tracer yet");
   get_kernel<GatherKernel>(Op::gather, t.device())(at_least_1d(out), t1, dim, index1);
+  if (TraceHook* th = trace_hook()) [[unlikely]] {
+    if (t.dim() == 0 || index.dim() == 0) th->unsupported("gather", "a gather over a 0-D tensor or index is not traced");
+    else th->record(Op::gather, {&t, &index}, {&out}, {{"dim", dim}});
+  }
   if (any_requires_grad({&t})) {
     record("GatherBackward0", {&t}, out, [in = DimVector(t.sizes()), dim, index](const variable_list& g) -> variable_list {
       return {scatter_add(zeros(in, g[0].dtype()), dim, index, g[0])};

@@ -273,11 +273,50 @@ TEST(Interpreter, RejectsMalformedNodes) {
   EXPECT_THROW(run(unknown, {randn({3, 4})}), Error);
 }
 
+// gather is traced (so are grid_sample and take_along_dim, which gather):
+// the graph replays bitwise, at another batch size too; a 0-D gather is refused by name.
+TEST(Trace, GatherAndGridSampleReplayBitwise) {
+  class Sampler : public nn::Module {
+   public:
+    Sampler() : nn::Module("Sampler") {}
+  } m;
+  const TraceFn fn = [](const std::vector<Tensor>& in) {
+    Tensor s = grid_sample(in[0], in[1], "bilinear", "border", false);
+    Tensor n = grid_sample(in[0], in[1], "nearest", "zeros", true);
+    // Indices computed in the graph from the grid, into the 90 values per sample.
+    Tensor idx = clamp(floor((in[1].flatten(1) + 1.2) * 37), 0, 89).to(kInt64);
+    return std::vector<Tensor>{s, n, take_along_dim(in[0].flatten(1), idx, -1)};
+  };
+  manual_seed(12);
+  const std::vector<Tensor> example{randn({2, 3, 5, 6}), rand({2, 4, 3, 2}) * 2.4 - 1.2};
+  TraceOptions o;
+  o.dynamic_dims = {{0, 0, "batch"}, {1, 0, "batch"}};
+  const Graph g = trace(m, fn, example, o);
+  std::set<std::string> kinds;
+  for (const Node& n : g.nodes) kinds.insert(n.kind);
+  EXPECT_TRUE(kinds.contains("gather")) << g.str();
+  for (const std::vector<Tensor>& in :
+       {example, std::vector<Tensor>{randn({3, 3, 5, 6}), rand({3, 4, 3, 2}) * 2.4 - 1.2}}) {
+    const std::vector<Tensor> want = fn(in), got = run(g, in);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) EXPECT_TRUE(equal(got[i], want[i])) << i;
+  }
+  const TraceFn scalar = [](const std::vector<Tensor>& in) {
+    return std::vector<Tensor>{gather(in[0].sum(), 0, zeros({}, kInt64))};
+  };
+  try {
+    trace(m, scalar, {randn({3})});
+    ADD_FAILURE() << "a 0-D gather was traced";
+  } catch (const TracingError& e) {
+    EXPECT_NE(std::string(e.what()).find("0-D"), std::string::npos) << e.what();
+  }
+}
+
 // Every ops.def row is either replayable or one the tracer refuses by name
 // (the hook at its dispatch calls TraceHook::unsupported), or a backward
 // kernel a no-grad trace never runs. A new op must be added to one side.
 TEST(Interpreter, CoversEveryPrimitiveOrRefusesIt) {
-  const std::set<std::string> refused = {"gather", "scatter", "scatter_add", "masked_select", "nonzero", "sort",
+  const std::set<std::string> refused = {"scatter", "scatter_add", "masked_select", "nonzero", "sort",
                                          "topk", "batch_norm_stats", "conv2d_backward_weight"};
   const std::set<std::string> backward_only = {"max_pool2d_backward", "avg_pool2d_backward", "batch_norm_backward",
                                                "adaptive_avg_pool2d_backward"};

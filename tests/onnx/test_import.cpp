@@ -152,6 +152,39 @@ TEST(OnnxRoundTrip, ElementwiseScanAndModuloKindsMatchEager) {
   }
 }
 
+// gather lowers to GatherElements, so grid_sample (bilinear and nearest) and
+// take_along_dim export, at a dynamic batch too, and import equal to eager.
+TEST(OnnxRoundTrip, GridSampleAndGatherMatchEager) {
+  struct Fn : nn::Module {
+    Fn() : nn::Module("Fn") {}
+  } module;
+  const jit::TraceFn fn = [](const std::vector<Tensor>& in) {
+    Tensor idx = clamp(floor((in[1].flatten(1) + 1.2) * 37), 0, 89).to(kInt64);
+    return std::vector<Tensor>{grid_sample(in[0], in[1], "bilinear", "zeros", false),
+                               grid_sample(in[0], in[1], "nearest", "reflection", true),
+                               take_along_dim(in[0].flatten(1), idx, 1)};
+  };
+  manual_seed(6);
+  const std::vector<Tensor> example{randn({2, 3, 5, 6}), rand({2, 4, 3, 2}) * 2.4 - 1.2};
+  const std::vector<Tensor> other{randn({4, 3, 5, 6}), rand({4, 4, 3, 2}) * 2.4 - 1.2};
+  jit::TraceOptions o;
+  o.dynamic_dims = {{0, 0, "batch"}, {1, 0, "batch"}};
+  const jit::Graph g = jit::trace(module, fn, example, o);
+  for (int opset : {13, 17}) {
+    jit::OnnxExportOptions eo;
+    eo.opset = opset;
+    const OnnxModel m = OnnxModel::parse(jit::export_onnx_bytes(g, eo), "sampler");
+    for (const auto* in : {&example, &other}) {
+      const std::vector<Tensor> want = fn(*in), got = m.run(*in);
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t i = 0; i < want.size(); ++i) {
+        SCOPED_TRACE(fmt::format("opset {} batch {} output {}", opset, (*in)[0].size(0), i));
+        EXPECT_LE(max_abs_diff(got[i], want[i]), 1e-5);
+      }
+    }
+  }
+}
+
 // ---- malformed files ----
 
 std::string message_of(const std::function<void()>& f) {

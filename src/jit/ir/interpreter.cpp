@@ -800,6 +800,11 @@ void replay_index_select(Ctx& c) {
   c.out = {index_select(input(c, 0, "self"), c.n.attr_int("dim"), input(c, 1, "index"))};
 }
 
+void replay_gather(Ctx& c) {
+  expect_counts(c, 2, 2, 1);
+  c.out = {gather(input(c, 0, "self"), c.n.attr_int("dim"), input(c, 1, "index"))};
+}
+
 void replay_cat(Ctx& c) {
   if (c.n.outputs.size() != 1) bad(c, "expected one output");
   std::vector<Tensor> parts;
@@ -1011,6 +1016,7 @@ void dispatch(Ctx& c) {
     case Op::adaptive_avg_pool2d: return replay_pool(op, c);
     case Op::batch_norm_apply: return replay_batch_norm(c);
     case Op::index_select: return replay_index_select(c);
+    case Op::gather: return replay_gather(c);
     case Op::cat: return replay_cat(c);
     case Op::softmax:
     case Op::cumsum: return replay_rowwise(op, c);
@@ -1085,6 +1091,7 @@ bool interpreter_supports(const std::string& kind) {
     case Op::adaptive_avg_pool2d:
     case Op::batch_norm_apply:
     case Op::index_select:
+    case Op::gather:
     case Op::cat:
     case Op::softmax:
     case Op::cumsum: return true;

@@ -35,7 +35,9 @@ bool is_elementwise(const std::string& kind) {
 }  // namespace
 
 bool writes_into_given_outputs(const std::string& kind) {
-  if (kind == "as_strided" || kind == "batch_norm_apply" || kind == "index_select" || kind == "cat") return false;
+  if (kind == "as_strided" || kind == "batch_norm_apply" || kind == "index_select" || kind == "gather" ||
+      kind == "cat")
+    return false;
   // A control-flow node's outputs come from a nested run (Note [control flow]).
   if (kind == "cond" || kind == "while_loop") return false;
   // rnn_layer returns the tensors its ops computed (Note [rnn_layer]).

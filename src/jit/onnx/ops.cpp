@@ -306,6 +306,11 @@ void lower_index_select(LowerCtx& c) {
   set_attr(n, "axis", c.n.attr_int("dim"));
 }
 
+void lower_gather(LowerCtx& c) {
+  onnx::NodeProto& n = c.b.node("GatherElements", {c.in(0), c.in(1)}, {c.out(0)});
+  set_attr(n, "axis", c.n.attr_int("dim"));
+}
+
 void lower_cat(LowerCtx& c) {
   std::vector<std::string> ins;
   for (size_t i = 0; i < c.n.inputs.size(); ++i) ins.push_back(c.in(i));
@@ -448,6 +453,7 @@ const std::unordered_map<std::string, LowerFn>& table() {
     m.emplace("adaptive_avg_pool2d", lower_adaptive_avg_pool);
     m.emplace("batch_norm_apply", lower_batch_norm);
     m.emplace("index_select", lower_index_select);
+    m.emplace("gather", lower_gather);
     m.emplace("cat", lower_cat);
     for (const char* k : {"sum", "prod", "amax", "amin", "argmax", "argmin", "var", "logsumexp", "norm"})
       m.emplace(k, lower_reduce);

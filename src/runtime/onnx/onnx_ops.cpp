@@ -138,6 +138,20 @@ Ts op_identity(OpCtx& c) { return {c.input(0)}; }
 
 Ts op_not(OpCtx& c) { return {logical_not(c.input(0))}; }
 
+// torch.gather: indices of the data's rank, negative ones counting from the
+// end of the axis; ember::gather checks the shapes and the range.
+Ts op_gather_elements(OpCtx& c) {
+  const Tensor& x = c.input(0);
+  Tensor idx = c.input(1);
+  if (idx.dtype() != kInt64 && idx.dtype() != kInt32) c.fail("GatherElements' indices must be int64 or int32");
+  if (idx.dim() != x.dim() || x.dim() == 0)
+    c.fail(fmt::format("GatherElements' indices must have the data's rank {} (at least 1), got rank {}", x.dim(),
+                       idx.dim()));
+  const int64_t axis = c.axis(c.i("axis", 0), x.dim(), "axis");
+  idx = idx.to(kInt64);
+  return {gather(x, axis, where(lt(idx, Scalar(0)), add(idx, Scalar(x.size(axis))), idx))};
+}
+
 // fmod=1 is C's fmod; fmod=0 (integers only in the spec) Python's %.
 Ts op_mod(OpCtx& c) {
   const Tensor &a = c.input(0), &b = c.input(1);
@@ -654,7 +668,7 @@ const std::unordered_map<std::string, OpFn>& table() {
       {"Sqrt", unary<sqrt>}, {"Sin", unary<sin>}, {"Cos", unary<cos>}, {"Tanh", unary<tanh>},
       {"Tan", unary<tan>}, {"Asin", unary<asin>}, {"Acos", unary<acos>}, {"Atan", unary<atan>},
       {"Sinh", unary<sinh>}, {"Cosh", unary<cosh>}, {"Asinh", unary<asinh>}, {"Acosh", unary<acosh>},
-      {"Atanh", unary<atanh>}, {"Mod", op_mod}, {"CumSum", op_cumsum},
+      {"Atanh", unary<atanh>}, {"Mod", op_mod}, {"CumSum", op_cumsum}, {"GatherElements", op_gather_elements},
       {"Sigmoid", unary<sigmoid>}, {"Relu", unary<relu>}, {"Erf", unary<erf>}, {"Sign", unary<sign>},
       {"Floor", unary<floor>}, {"Ceil", unary<ceil>}, {"Round", unary<round>}, {"Reciprocal", unary<reciprocal>},
       {"IsNaN", unary<isnan>}, {"Identity", op_identity}, {"Clip", op_clip}, {"LeakyRelu", op_leaky_relu},
