@@ -288,9 +288,9 @@ std::vector<OpInfo> entries() {
     return F::nll_loss(x[0], x[1], {.ignore_index = 2, .reduction = "none"});
   }), Impl::composite, f32);
   add("binary_cross_entropy", "weight",
-      one([](const Tensors& x) { return F::binary_cross_entropy(x[0], x[1], {.weight = w4()}); }));
+      one([](const Tensors& x) { return F::binary_cross_entropy(x[0], x[1], {.weight = w4().to(x[0].dtype())}); }));
   add("binary_cross_entropy_with_logits", "pos_weight", one([](const Tensors& x) {
-    return F::binary_cross_entropy_with_logits(x[0], x[1], {.pos_weight = w4(), .reduction = "sum"});
+    return F::binary_cross_entropy_with_logits(x[0], x[1], {.pos_weight = w4().to(x[0].dtype()), .reduction = "sum"});
   }));
   add("kl_div", "batchmean", one([](const Tensors& x) { return F::kl_div(x[0], x[1], {.reduction = "batchmean"}); }),
       Impl::composite, f32);
@@ -326,7 +326,7 @@ std::vector<OpInfo> entries() {
   add("multilabel_margin_loss", "unbatched_none",
       one([](const Tensors& x) { return F::multilabel_margin_loss(x[0], x[1], "none"); }), Impl::composite, f32);
   add("multilabel_soft_margin_loss", "weight",
-      one([](const Tensors& x) { return F::multilabel_soft_margin_loss(x[0], x[1], {.weight = w4()}); }));
+      one([](const Tensors& x) { return F::multilabel_soft_margin_loss(x[0], x[1], {.weight = w4().to(x[0].dtype())}); }));
   add("soft_margin_loss", "mean",
       one([](const Tensors& x) { return F::soft_margin_loss(x[0], x[1].to(x[0].dtype())); }), Impl::composite, f32);
   add("triplet_margin_loss", "p2",

@@ -38,6 +38,8 @@ struct OpInfo {
   // Further dtypes the float64 reference case runs in (inputs cast, outputs
   // compared in float64 at that dtype's tolerance).
   std::vector<ScalarType> dtypes = {};
+  // Also run in float32 (every entry does unless it says why not).
+  bool float32 = true;
   // The reference case the entry runs when it is not "<op>.<variant>": an
   // alias or an in-place form runs its base op's case.
   std::string reference = {};

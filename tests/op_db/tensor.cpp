@@ -116,14 +116,14 @@ void reductions(Table& t) {
   t.add("nanmean", "dim", one([](const Tensors& x) { return nanmean(x[0], {-1}); })).gradcheck = false;  // NaN input
   t.add("quantile", "scalar_dim", one([](const Tensors& x) { return quantile(x[0], 0.3, 1); })).dtypes = {kFloat32};
   t.add("quantile", "tensor_q_keepdim", one([](const Tensors& x) {
-    return quantile(x[0], f64({0.0, 0.25, 0.9, 1.0}), 0, true);
+    return quantile(x[0], f64({0.0, 0.25, 0.9, 1.0}).to(x[0].dtype()), 0, true);
   }));
-  t.add("quantile", "flat", one([](const Tensors& x) { return quantile(x[0], f64({0.1, 0.5})); }));
+  t.add("quantile", "flat", one([](const Tensors& x) { return quantile(x[0], f64({0.1, 0.5}).to(x[0].dtype())); }));
   t.add("quantile", "lower", one([](const Tensors& x) { return quantile(x[0], 0.4, -1, false, "lower"); }));
   t.add("quantile", "higher", one([](const Tensors& x) { return x[0].quantile(0.4, -1, false, "higher"); }));
   t.add("quantile", "midpoint", one([](const Tensors& x) { return quantile(x[0], 0.4, -1, false, "midpoint"); }));
   t.add("quantile", "nearest", one([](const Tensors& x) {
-    return quantile(x[0], f64({0.125, 0.375, 0.625}), 1, false, "nearest");
+    return quantile(x[0], f64({0.125, 0.375, 0.625}).to(x[0].dtype()), 1, false, "nearest");
   }));
   t.add("quantile", "nan", one([](const Tensors& x) { return quantile(x[0], 0.5, 1); })).gradcheck = false;
   t.add("nanquantile", "dim", one([](const Tensors& x) { return nanquantile(x[0], 0.4, 1); })).gradcheck = false;

@@ -144,6 +144,16 @@ std::pair<autograd::DiffFn, Tensors> differentiable_form(const OpInfo& op) {
   return {fn, xs};
 }
 
+// The dtypes beyond float64 an entry runs in: float32 always (unless the
+// entry opts out), and those it lists.
+std::vector<ScalarType> test_dtypes(const OpInfo& op) {
+  std::vector<ScalarType> dts;
+  if (op.float32) dts.push_back(kFloat32);
+  for (ScalarType dt : op.dtypes)
+    if (dt != kFloat32) dts.push_back(dt);
+  return dts;
+}
+
 TEST_P(OpDbFiniteDiff, FiniteDifferences) {
   auto [fn, xs] = differentiable_form(info());
   autograd::gradcheck(fn, xs);
@@ -156,7 +166,7 @@ TEST_P(OpDbGradGrad, SecondDerivativeFiniteDifferences) {
 
 TEST_P(OpDbDtypes, OtherDtypes) {
   const OpInfo& op = info();
-  for (ScalarType dt : op.dtypes) {
+  for (ScalarType dt : test_dtypes(op)) {
     Tensors xs = inputs_of(op);
     for (Tensor& x : xs)
       if (x.is_floating_point()) x = x.to(dt);
@@ -202,7 +212,7 @@ INSTANTIATE_TEST_SUITE_P(Ops, OpDbGradGrad, ::testing::ValuesIn(entries_where([]
                          })),
                          test_name);
 INSTANTIATE_TEST_SUITE_P(Ops, OpDbDtypes,
-                         ::testing::ValuesIn(entries_where([](const OpInfo& op) { return !op.dtypes.empty(); })),
+                         ::testing::ValuesIn(entries_where([](const OpInfo& op) { return !test_dtypes(op).empty(); })),
                          test_name);
 
 // ---- the database as a whole ----
@@ -316,9 +326,15 @@ TEST(OpDbTable, EveryExportedOpHasAnEntry) {
     EXPECT_TRUE(exported.contains(name)) << name << " is no longer exported: drop it from tested_elsewhere()";
 }
 
-std::string dtype_list(const OpInfo& op) {
+// Every dtype some variant of the op runs in: float64 and the union of
+// test_dtypes over the variants.
+std::string dtype_list(const std::vector<const OpInfo*>& variants) {
+  std::vector<ScalarType> seen;
+  for (const OpInfo* op : variants)
+    for (ScalarType dt : test_dtypes(*op))
+      if (std::find(seen.begin(), seen.end(), dt) == seen.end()) seen.push_back(dt);
   std::string s = "float64";
-  for (ScalarType dt : op.dtypes) s += fmt::format(", {}", to_string(dt));
+  for (ScalarType dt : seen) s += fmt::format(", {}", to_string(dt));
   return s;
 }
 
@@ -353,7 +369,7 @@ std::string coverage_markdown() {
       const OpInfo& first = *it->second.front();
       std::string variants;
       for (const OpInfo* op : it->second) variants += (variants.empty() ? "" : ", ") + op->variant;
-      md << fmt::format("| `{}` | {} | {} | {} | {} |\n", name, variants, dtype_list(first),
+      md << fmt::format("| `{}` | {} | {} | {} | {} |\n", name, variants, dtype_list(it->second),
                         autograd_column(first),
                         first.impl == Impl::kernel ? "kernel" : "composite");
     }
