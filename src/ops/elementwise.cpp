@@ -10,6 +10,7 @@
 #include "ops/autocast_util.h"
 #include "ops/elementwise_kernel.h"
 #include "ops/grad_utils.h"
+#include "ops/op_util.h"
 #include "ops/trace_util.h"
 
 namespace ember {
@@ -342,6 +343,7 @@ Tensor pow(const Tensor& a, const Tensor& e) {
 Tensor pow(const Tensor& a, const Scalar& e) {
   ScalarType dt = result_type(a, e);
   EMBER_CHECK_TYPE(dt != kBool, "pow: not supported for bool tensors");
+  EMBER_CHECK(!is_integral(dt, false) || e.to_long() >= 0, "pow: Integers to negative integer powers are not allowed.");
   if (is_floating_point(dt)) {
     double v = e.to_double();
     if (v == 2.0) return mul(as_dtype(a, dt), as_dtype(a, dt));
@@ -518,8 +520,11 @@ Tensor masked_fill(const Tensor& a, const Tensor& mask, const Scalar& value) {
 Tensor lerp(const Tensor& a, const Tensor& end, const Scalar& weight) {
   return add(a, mul(sub(end, a), weight));
 }
+// On integer tensors value is cast to their dtype first, as in PyTorch
+// (addcmul(int64, ..., value=2.7) scales by 2).
 Tensor addcmul(const Tensor& a, const Tensor& t1, const Tensor& t2, const Scalar& value) {
-  return add(a, mul(mul(t1, t2), value));
+  Tensor product = mul(t1, t2);
+  return add(a, mul(product, scalar_in(value, result_type(a, product))));
 }
 Tensor addcdiv(const Tensor& a, const Tensor& t1, const Tensor& t2, const Scalar& value) {
   return add(a, mul(div(t1, t2), value));

@@ -15,6 +15,7 @@
 #include "ops/grad_utils.h"
 #include "ops/autocast_util.h"
 #include "ops/gemm.h"
+#include "ops/op_util.h"
 #include "ember/core/trace_hook.h"
 
 namespace ember {
@@ -41,14 +42,6 @@ void check_dim(const char* op, const Tensor& t, int64_t dim, const char* name) {
               op, name, dim, t.dim(), shape_str(t));
 }
 
-// Integer GEMMs take integer alpha/beta only (torch.addmm's rule).
-void check_int_scalars(const char* op, ScalarType dt, const Scalar& beta, const Scalar& alpha) {
-  if (!is_integral(dt, false)) return;
-  EMBER_CHECK(!beta.is_floating_point() && !alpha.is_floating_point(),
-              "{}: for integral input tensors, arguments beta and alpha must not be floating point "
-              "numbers, got beta={} and alpha={}",
-              op, beta.to_double(), alpha.to_double());
-}
 
 // The stride of dims [begin, end) of t merged into one, or nullopt when no
 // single stride walks them (then a copy is needed). Size-1 dims never matter.
@@ -327,13 +320,15 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   return out.view(shape);
 }
 
-Tensor addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, const Scalar& beta,
-             const Scalar& alpha) {
+Tensor addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, const Scalar& beta_arg,
+             const Scalar& alpha_arg) {
   check_dim("addmm", m1, 2, "mat1");
   check_dim("addmm", m2, 2, "mat2");
   check_dtypes("addmm", m1, m2, "m1", "m2");
   check_dtypes("addmm", input, m1, "self", "m1");
-  check_int_scalars("addmm", m1.dtype(), beta, alpha);
+  // Integer GEMMs take beta and alpha cast to their dtype, as PyTorch's addmm
+  // does (beta=0.5 on int64 is 0).
+  const Scalar beta = scalar_in(beta_arg, m1.dtype()), alpha = scalar_in(alpha_arg, m1.dtype());
   EMBER_CHECK(m1.size(1) == m2.size(0), "addmm: mat1 and mat2 shapes cannot be multiplied ({} and {})",
               mat_str(m1), mat_str(m2));
   int64_t m = m1.size(0), n = m2.size(1);

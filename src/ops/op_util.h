@@ -22,4 +22,13 @@ inline std::vector<int64_t> channel_shape(const Tensor& input) {
   return s;
 }
 
+// A Scalar argument (alpha, beta, value, a threshold or bound) as PyTorch
+// applies it to an op computing in dtype dt: cast to dt, so 2.7 on int64
+// tensors is 2 (truncated towards zero) and the result stays integral;
+// unchanged for floating and bool dtypes.
+inline Scalar scalar_in(const Scalar& s, ScalarType dt) {
+  if (dt == kBool || !is_integral(dt, false) || s.is_integral()) return s;
+  return Scalar(s.to_long());
+}
+
 }  // namespace ember

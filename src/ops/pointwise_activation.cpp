@@ -21,15 +21,19 @@ void check_float(const Tensor& x, const char* op) {
 }  // namespace
 
 // NaN is not <= threshold, so it passes through (PyTorch's kernel).
+// On integer tensors the threshold and value are cast to the dtype (PyTorch's
+// kernel does), so the result stays integral: threshold(int64, 1.5, 0.5)
+// compares with 1 and writes 0.
 Tensor threshold(const Tensor& x, double threshold, double value) {
-  return where(le(x, threshold), value, x);
+  return where(le(x, scalar_in(threshold, x.dtype())), scalar_in(value, x.dtype()), x);
 }
 
 // Comparisons leave NaN in the x branch. Boundary points take the constant
 // branch: gradient 0 there, like PyTorch's hardtanh_backward.
 Tensor hardtanh(const Tensor& x, double min_val, double max_val) {
   EMBER_CHECK(min_val <= max_val, "hardtanh: min_val ({}) cannot be greater than max_val ({})", min_val, max_val);
-  return where(le(x, min_val), min_val, where(ge(x, max_val), max_val, x));
+  const Scalar lo = scalar_in(min_val, x.dtype()), hi = scalar_in(max_val, x.dtype());  // threshold's rule
+  return where(le(x, lo), lo, where(ge(x, hi), hi, x));
 }
 Tensor relu6(const Tensor& x) { return hardtanh(x, 0, 6); }
 

@@ -22,7 +22,11 @@ void check_rank(const Tensor& t, int64_t rank, const char* op, const char* arg) 
 // beta * input + alpha * product, with PyTorch's rules: input broadcasts to
 // the product's shape (never the other way), and beta == 0 ignores input,
 // NaN and inf included.
-Tensor add_scaled(const Tensor& input, const Tensor& product, const Scalar& beta, const Scalar& alpha, const char* op) {
+Tensor add_scaled(const Tensor& input, const Tensor& product, const Scalar& beta_arg, const Scalar& alpha_arg,
+                  const char* op) {
+  // Integer products take beta and alpha cast to their dtype (PyTorch's
+  // addmv/addbmm/baddbmm; addr refuses floating ones first).
+  const Scalar beta = scalar_in(beta_arg, product.dtype()), alpha = scalar_in(alpha_arg, product.dtype());
   DimVector b = broadcast_shapes(input.sizes(), product.sizes(), op);
   EMBER_CHECK(IntArrayRef(b).equals(product.sizes()),
               "{}: input of shape {} cannot be broadcast to the product's shape {}", op, shape_str(input.sizes()),
@@ -53,6 +57,11 @@ Tensor addmv(const Tensor& input, const Tensor& mat, const Tensor& vec, const Sc
 Tensor addr(const Tensor& input, const Tensor& vec1, const Tensor& vec2, const Scalar& beta, const Scalar& alpha) {
   check_rank(vec1, 1, "addr", "vec1");
   check_rank(vec2, 1, "addr", "vec2");
+  // Unlike addmv and addmm, PyTorch's addr refuses floating scalars on integer vectors.
+  if (is_integral(result_type(vec1, vec2), true))
+    for (const auto& [name, v] : {std::pair{"beta", beta}, std::pair{"alpha", alpha}})
+      EMBER_CHECK(!v.is_floating_point(),
+                  "addr: For integral input tensors, argument {} must not be a floating point number.", name);
   return add_scaled(input, outer(vec1, vec2), beta, alpha, "addr");
 }
 
@@ -67,7 +76,9 @@ Tensor addbmm(const Tensor& input, const Tensor& batch1, const Tensor& batch2, c
               const Scalar& alpha) {
   check_rank(batch1, 3, "addbmm", "batch1");
   check_rank(batch2, 3, "addbmm", "batch2");
-  return add_scaled(input, sum(bmm(batch1, batch2), {0}), beta, alpha, "addbmm");
+  Tensor products = bmm(batch1, batch2);
+  // Summed in the products' dtype: an int32 addbmm stays int32 (sum alone would widen to int64).
+  return add_scaled(input, sum(products, {0}, false, products.dtype()), beta, alpha, "addbmm");
 }
 
 Tensor inner(const Tensor& a, const Tensor& b) {

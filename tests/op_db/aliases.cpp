@@ -50,7 +50,7 @@ void pointwise_aliases(Aliases& a) {
   a.add("trunc", "default", g, "fix", EMBER_FN(fix(x[0])));
   a.add("mul", "broadcast", g, "multiply", EMBER_FN(multiply(x[0], x[1])));
   a.add("neg", "default", g, "negative", EMBER_FN(negative(x[0])));
-  a.add("neg", "default", g, "rsub", EMBER_FN(rsub(x[0], 0.0)));  // 0 - x
+  a.add("neg", "default", g, "rsub", EMBER_FN(rsub(x[0], 0)));  // 0 - x (an int 0 keeps integer inputs integral)
   a.add("sub", "broadcast", g, "subtract", EMBER_FN(subtract(x[0], x[1])));
   a.add("gt", "broadcast", g, "greater", EMBER_FN(greater(x[0], x[1])), false);
   a.add("ge", "int_float", g, "greater_equal", EMBER_FN(greater_equal(x[0], x[1])), false);
@@ -59,7 +59,7 @@ void pointwise_aliases(Aliases& a) {
   a.add("ne", "broadcast", g, "not_equal", EMBER_FN(not_equal(x[0], x[1])), false);
 
   a.add("add", "broadcast_alpha", g, "add_", one([](const Tensors& x) {
-          Tensor y = x[0] * 1.0;  // a non-leaf of x[0]'s shape; broadcasting writes into it
+          Tensor y = x[0] * 1;  // a non-leaf of x[0]'s shape and dtype; broadcasting writes into it
           add_(y, x[1], 2);
           return y;
         }));

@@ -240,6 +240,46 @@ INSTANTIATE_TEST_SUITE_P(Ops, OpDbDtypes,
                          ::testing::ValuesIn(entries_where([](const OpInfo& op) { return !test_dtypes(op).empty(); })),
                          test_name);
 
+// Integer inputs (ref.py's int_variants): where PyTorch accepted a case's
+// floating inputs as round(3 x) in int64 or int32, Ember gives its outputs
+// in the same dtypes (PyTorch's promotion of integers, e.g. to float32 for
+// exp), integers and bools exactly, floating results at float32's tolerance.
+TEST(OpDbInts, IntegerInputsMatchPyTorch) {
+  // Among equal integers PyTorch leaves which index topk and kthvalue return
+  // unspecified: only their values are compared (their float cases, without
+  // ties, compare the indices too).
+  const std::set<std::string> tied_indices = {"topk", "kthvalue"};
+  int ran = 0;
+  for (const OpInfo& op : registry()) {
+    const StateDict& file = reference_file(op.group);
+    for (const char* suffix : {"i64", "i32"}) {
+      const std::string key = case_key(op) + "__" + suffix;
+      if (!file.contains(key + ".x0")) continue;
+      SCOPED_TRACE(fmt::format("{}.{} with {} inputs", op.op, op.variant, suffix));
+      Tensors xs;
+      for (int i = 0; file.contains(fmt::format("{}.x{}", key, i)); ++i) xs.push_back(file.at(fmt::format("{}.x{}", key, i)));
+      Tensors ys;
+      try {
+        ys = op.fn(xs);
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << "PyTorch accepts these inputs; Ember raised: " << e.what();
+        continue;
+      }
+      ++ran;
+      for (size_t k = 0; k < ys.size(); ++k) {
+        const std::string y = fmt::format("{}.y{}", key, k);
+        ASSERT_TRUE(file.contains(y)) << "Ember returned more outputs than PyTorch";
+        const Tensor& want = file.at(y);
+        EXPECT_EQ(ys[k].dtype(), want.dtype()) << "output " << k << ": " << to_string(ys[k].dtype()) << " vs PyTorch's "
+                                               << to_string(want.dtype());
+        if (k == 1 && tied_indices.contains(op.op)) continue;
+        expect_matches(ys[k], want, fmt::format("output {}", k), tolerance_for(op, kFloat32));
+      }
+    }
+  }
+  EXPECT_GT(ran, 500);
+}
+
 // ---- the database as a whole ----
 
 struct Surface {
@@ -284,6 +324,7 @@ TEST(OpDbTable, EveryReferenceCaseHasAnEntry) {
   for (const std::string& g : groups) {
     for (const auto& [key, t] : reference_file(g)) {
       std::string case_name = key.substr(0, key.rfind('.'));
+      case_name = case_name.substr(0, case_name.find("__"));  // an integer-input case belongs to its float case
       EXPECT_TRUE(keys.contains(case_name)) << g << ".safetensors holds " << case_name << " with no op_db entry";
     }
   }

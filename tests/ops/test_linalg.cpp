@@ -276,7 +276,14 @@ TEST(LinalgErrors, Dtypes) {
   expect_error([] { linear(ones({2, 2}), ones({2, 2}), ones({2}, kFloat64)); },
                {"linear", "bias", "float32 != float64"});
   expect_error([] { dot(ones({2}, kInt32), ones({2}, kInt64)); }, {"dot", "int32 != int64"});
-  expect_error([] { addmm(ones({2, 2}, kInt64), ones({2, 2}, kInt64), ones({2, 2}, kInt64), 1, 0.5); },
-               {"addmm", "integral", "alpha"});
+  // Integer addmm casts floating beta and alpha to the dtype, as torch 1.13 does:
+  // torch.addmm(o, o, o, beta=1, alpha=0.5) with o = torch.ones(2, 2, dtype=torch.long) is o;
+  // beta=2.9, alpha=1.5 give 2 * 1 + 1 * 2 = 4. addr refuses them (torch.addr's error).
+  const Tensor o = ones({2, 2}, kInt64);
+  expect_values(addmm(o, o, o, 1, 0.5), {2, 2}, {1, 1, 1, 1});
+  expect_values(addmm(o, o, o, 2.9, 1.5), {2, 2}, {4, 4, 4, 4});
+  EXPECT_EQ(addmm(o, o, o, 2.9, 1.5).dtype(), kInt64);
+  expect_error([&] { addr(o, ones({2}, kInt64), ones({2}, kInt64), 0.5); },
+               {"addr", "argument beta must not be a floating point number"});
   EXPECT_THROW(mm(ones({2, 2}, kBool), ones({2, 2}, kBool)), TypeError);
 }

@@ -116,10 +116,17 @@ void remainder_kernel(const TensorIter& it, const ElementwiseParams&) {
   });
 }
 
+// A negative exponent gives PyTorch's integer results: 1 / base^|exp|
+// truncated, so 1 for base 1, +-1 for base -1, 0 otherwise (pow(Tensor,
+// Scalar) refuses a negative scalar exponent before the kernel, as PyTorch).
 template <typename T>
 T int_pow(T base, T exp) {
   if constexpr (std::is_signed_v<T>) {
-    EMBER_CHECK(exp >= 0, "pow: integers to negative integer powers are not allowed");
+    if (exp < 0) {
+      if (base == 1) return 1;
+      if (base == -1) return (exp & 1) ? T(-1) : T(1);
+      return 0;
+    }
   }
   T result = 1;
   while (exp) {

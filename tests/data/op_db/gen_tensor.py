@@ -11,7 +11,7 @@ from ref import RefFile, randn, uniform
 
 nan = float("nan")
 inf = float("inf")
-r = RefFile("tensor")
+r = RefFile("tensor", int_variants=True)
 
 
 def ints(lo, hi, *shape):

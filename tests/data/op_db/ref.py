@@ -22,20 +22,52 @@ NAMES = {torch.float64: "F64", torch.float32: "F32", torch.int64: "I64", torch.i
          torch.bool: "BOOL", torch.uint8: "U8"}
 
 
+# The integer dtypes a case is also run in (int_variants): its floating
+# inputs become round(3 x) in the dtype, and where PyTorch accepts them the
+# case "<op>.<variant>__<i64|i32>" stores those inputs and PyTorch's outputs
+# (forward only). Where PyTorch raises, no case: Ember is not asked to do
+# what PyTorch does not.
+INT_DTYPES = (torch.int64, torch.int32)
+
+
 class RefFile:
-    def __init__(self, group, seed=0):
+    def __init__(self, group, seed=0, int_variants=False):
         self.group = group
         self.tensors = OrderedDict()
+        self.int_variants = int_variants
         torch.manual_seed(seed)
 
     def put(self, key, t):
         assert key not in self.tensors, f"{key} written twice"
         self.tensors[key] = t.detach().clone().contiguous()
 
+    def int_cases(self, key, inputs, fn):
+        floats = [x for x in inputs if x.is_floating_point()]
+        if not floats or not all(bool(torch.isfinite(x).all()) for x in floats):
+            return
+        rng = torch.get_rng_state()  # a random op must not shift the later cases' inputs
+        for dt in INT_DTYPES:
+            xs = [(x.detach() * 3).round().to(dt) if x.is_floating_point() else x.detach() for x in inputs]
+            try:
+                ys = fn(*xs)
+            except Exception:
+                continue
+            ys = list(ys) if isinstance(ys, (tuple, list)) else [ys]
+            if not all(isinstance(y, torch.Tensor) and y.dtype in NAMES for y in ys):
+                continue
+            name = f"{key}__{NAMES[dt].lower()}"
+            for i, x in enumerate(xs):
+                self.put(f"{name}.x{i}", x)
+            for k, y in enumerate(ys):
+                self.put(f"{name}.y{k}", y)
+        torch.set_rng_state(rng)
+
     def case(self, op, variant, inputs, fn, grad=True):
         """Runs fn(*inputs); grad=False for ops marked not differentiable."""
         assert "." not in variant
         key = f"{op}.{variant}"
+        if self.int_variants:
+            self.int_cases(key, inputs, fn)
         xs = [x.detach().clone().requires_grad_(grad and x.is_floating_point()) for x in inputs]
         for i, x in enumerate(xs):
             self.put(f"{key}.x{i}", x)
