@@ -399,8 +399,8 @@ TEST(OpDbTable, EveryExportedOpHasAnEntry) {
 }
 
 // Every dtype some variant of the op runs in: float64 and test_dtypes for
-// a case with floating inputs; an integer or bool case runs in its inputs'
-// dtypes only.
+// a case with floating inputs, and int64/int32 where it has integer-input
+// cases; an integer or bool case runs in its inputs' dtypes only.
 std::string dtype_list(const std::vector<const OpInfo*>& variants) {
   std::vector<ScalarType> seen;
   auto note = [&](ScalarType dt) {
@@ -418,6 +418,9 @@ std::string dtype_list(const std::vector<const OpInfo*>& variants) {
     }
     note(kFloat64);
     for (ScalarType dt : test_dtypes(*op)) note(dt);
+    const StateDict& file = reference_file(op->group);
+    for (const auto& [suffix, dt] : {std::pair{"i64", kInt64}, std::pair{"i32", kInt32}})
+      if (file.contains(case_key(*op) + "__" + suffix + ".x0")) note(dt);  // OpDbInts runs it
   }
   std::string s;
   for (ScalarType dt : seen) s += fmt::format("{}{}", s.empty() ? "" : ", ", to_string(dt));
@@ -440,7 +443,9 @@ std::string coverage_markdown() {
      << "Generated from the op database (`tests/op_db/`) by `EMBER_UPDATE_DOCS=1 build/tests/test_op_db "
         "--gtest_filter=OpDbTable.*`; do not edit by hand. Every op listed with variants is tested against "
         "PyTorch 1.13's values (forward, non-contiguous inputs, gradient, finite differences of the first "
-        "and, where the autograd column says so, second derivative, the dtypes shown). The surface is "
+        "and, where the autograd column says so, second derivative, the dtypes shown: float64 against PyTorch's "
+        "values, float32 and bfloat16 at their tolerances, int64 and int32 forward against PyTorch's outputs on "
+        "integer inputs). The surface is "
         "`../shared/OPS.md`'s, plus a last section of exported ops it does not list.\n\n"
      << fmt::format("{} of {} ops have entries.\n", covered, total);
   for (const auto& [section, names] : s.sections) {
