@@ -47,8 +47,9 @@ namespace {
 Tensor apply_dropout(const Tensor& x, double p, bool training, Generator* gen, IntArrayRef noise_shape,
                      const char* op) {
   EMBER_CHECK(p >= 0 && p <= 1, "{}: dropout probability has to be between 0 and 1, but got {}", op, p);
-  check_float(x, op);
+  // The identity (eval, p = 0) takes any dtype, as PyTorch's; sampling needs floats.
   if (!training || p == 0) return x;
+  check_float(x, op);
   if (p == 1) return x * zeros(noise_shape, x.dtype());
   Tensor noise = bernoulli(zeros(noise_shape, x.dtype()), 1 - p, gen);
   noise.div_(1 - p);

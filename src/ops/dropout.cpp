@@ -33,9 +33,9 @@ Tensor dropout3d(const Tensor& x, double p, bool training, Generator* gen) {
 
 Tensor alpha_dropout(const Tensor& x, double p, bool training, Generator* gen) {
   EMBER_CHECK(p >= 0 && p <= 1, "alpha_dropout: dropout probability has to be between 0 and 1, but got {}", p);
+  if (!training || p == 0 || x.numel() == 0) return x;  // the identity takes any dtype, as PyTorch's
   EMBER_CHECK_TYPE(x.is_floating_point(), "alpha_dropout: expected a floating-point tensor, got {}",
                    to_string(x.dtype()));
-  if (!training || p == 0 || x.numel() == 0) return x;
   if (p == 1) return x * zeros({}, TensorOptions(x.dtype()));
   // alpha = -SELU's scale * alpha: the value SELU saturates to.
   const double alpha = 1.7580993408473766;

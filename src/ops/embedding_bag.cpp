@@ -114,7 +114,8 @@ Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight
   Tensor a = input1.reshape({-1, in1}), b = input2.reshape({-1, in2});
   // y[n, o] = sum_ij a[n, i] W[o, i, j] b[n, j]: i contracted by one GEMM, j elementwise.
   Tensor w = weight.permute({1, 0, 2}).reshape({in1, out * in2});
-  Tensor y = sum(matmul(a, w).view({-1, out, in2}) * b.unsqueeze(1), {2});
+  Tensor terms = matmul(a, w).view({-1, out, in2}) * b.unsqueeze(1);
+  Tensor y = sum(terms, {2}, false, terms.dtype());  // int32 stays int32 (PyTorch's bilinear)
   if (bias) y = y + *bias;
   lead.push_back(out);
   return y.view(lead);

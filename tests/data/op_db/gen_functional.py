@@ -13,7 +13,7 @@ import torch.nn.functional as F
 
 from ref import RefFile, randn, uniform
 
-r = RefFile("functional")
+r = RefFile("functional", int_variants=True)
 I64 = torch.int64
 
 
