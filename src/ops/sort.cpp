@@ -27,9 +27,12 @@ std::pair<Tensor, Tensor> sort(const Tensor& t, int64_t dim, bool descending, bo
   TensorOptions opts = TensorOptions(t.dtype()).device(t.device());
   Tensor values = empty(t.sizes(), opts);
   Tensor indices = empty(t.sizes(), opts.dtype(kInt64));
-  if (TraceHook* th = trace_hook()) [[unlikely]] th->unsupported("sort", "sort is not supported by the tracer yet");
   if (t.numel() > 0)
     get_kernel<SortKernel>(Op::sort, t.device())(values, indices, t, dim, descending);
+  if (TraceHook* th = trace_hook()) [[unlikely]] {
+    if (t.dim() == 0) th->unsupported("sort", "a sort of a 0-D tensor is not traced");
+    else th->record(Op::sort, {&t}, {&values, &indices}, {{"dim", dim}, {"descending", descending}});
+  }
   record_values_grad("SortBackward0", t, values, indices, dim);
   return {values, indices};
 }
@@ -51,9 +54,12 @@ std::pair<Tensor, Tensor> topk(const Tensor& t, int64_t k, int64_t dim, bool lar
   TensorOptions opts = TensorOptions(t.dtype()).device(t.device());
   Tensor values = empty(shape, opts);
   Tensor indices = empty(shape, opts.dtype(kInt64));
-  if (TraceHook* th = trace_hook()) [[unlikely]] th->unsupported("topk", "topk is not supported by the tracer yet");
   if (values.numel() > 0)
     get_kernel<TopkKernel>(Op::topk, t.device())(values, indices, t, k, dim, largest);
+  if (TraceHook* th = trace_hook()) [[unlikely]] {
+    if (t.dim() == 0) th->unsupported("topk", "a topk of a 0-D tensor is not traced");
+    else th->record(Op::topk, {&t}, {&values, &indices}, {{"k", k}, {"dim", dim}, {"largest", largest}});
+  }
   record_values_grad("TopkBackward0", t, values, indices, dim);
   return {values, indices};
 }

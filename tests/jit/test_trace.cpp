@@ -312,12 +312,37 @@ TEST(Trace, GatherAndGridSampleReplayBitwise) {
   }
 }
 
+// sort and topk are traced: values and indices replay bitwise, with the
+// sorted dim symbolic too.
+TEST(Trace, SortAndTopkReplayBitwise) {
+  class Ranker : public nn::Module {
+   public:
+    Ranker() : nn::Module("Ranker") {}
+  } m;
+  const TraceFn fn = [](const std::vector<Tensor>& in) {
+    auto [v, i] = sort(in[0], 1, true);
+    auto [tv, ti] = topk(in[0], 2, 1, false);
+    return std::vector<Tensor>{v, i, argsort(in[0], 0), tv, ti};
+  };
+  manual_seed(13);
+  TraceOptions o;
+  o.dynamic_dims = {{0, 0, "batch"}, {0, 1, "n"}};
+  const Graph g = trace(m, fn, {randn({3, 5})}, o);
+  EXPECT_EQ(count_kind(g, "sort"), 2);
+  EXPECT_EQ(count_kind(g, "topk"), 1);
+  for (const Tensor& x : {randn({3, 5}), randn({4, 7})}) {
+    const std::vector<Tensor> want = fn({x}), got = run(g, {x});
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) EXPECT_TRUE(equal(got[i], want[i])) << i;
+  }
+}
+
 // Every ops.def row is either replayable or one the tracer refuses by name
 // (the hook at its dispatch calls TraceHook::unsupported), or a backward
 // kernel a no-grad trace never runs. A new op must be added to one side.
 TEST(Interpreter, CoversEveryPrimitiveOrRefusesIt) {
-  const std::set<std::string> refused = {"scatter", "scatter_add", "masked_select", "nonzero", "sort",
-                                         "topk", "batch_norm_stats", "conv2d_backward_weight"};
+  const std::set<std::string> refused = {"scatter", "scatter_add", "masked_select", "nonzero", "batch_norm_stats",
+                                         "conv2d_backward_weight"};
   const std::set<std::string> backward_only = {"max_pool2d_backward", "avg_pool2d_backward", "batch_norm_backward",
                                                "adaptive_avg_pool2d_backward"};
   for (int i = 0; i < kNumOps; ++i) {

@@ -185,6 +185,37 @@ TEST(OnnxRoundTrip, GridSampleAndGatherMatchEager) {
   }
 }
 
+// sort, argsort and topk export as TopK (K from the input's shape for a
+// sort, so the sorted dim may be dynamic) and come back equal to eager.
+TEST(OnnxRoundTrip, SortAndTopkMatchEager) {
+  struct Fn : nn::Module {
+    Fn() : nn::Module("Fn") {}
+  } module;
+  const jit::TraceFn fn = [](const std::vector<Tensor>& in) {
+    auto [v, i] = sort(in[0], 1, true);
+    auto [tv, ti] = topk(in[0], 2, 1, false);
+    return std::vector<Tensor>{v, i, argsort(in[0], 0), tv, ti};
+  };
+  manual_seed(7);
+  jit::TraceOptions o;
+  o.dynamic_dims = {{0, 0, "batch"}, {0, 1, "n"}};
+  const jit::Graph g = jit::trace(module, fn, {randn({3, 5})}, o);
+  for (int opset : {13, 17}) {
+    jit::OnnxExportOptions eo;
+    eo.opset = opset;
+    const OnnxModel m = OnnxModel::parse(jit::export_onnx_bytes(g, eo), "ranker");
+    for (const Tensor& x : {randn({3, 5}), randn({4, 7})}) {
+      const std::vector<Tensor> want = fn({x}), got = m.run({x});
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t i = 0; i < want.size(); ++i) {
+        SCOPED_TRACE(fmt::format("opset {} shape {} output {}", opset, x.sizes().vec(), i));
+        EXPECT_EQ(got[i].dtype(), want[i].dtype());
+        EXPECT_TRUE(equal(got[i], want[i]));
+      }
+    }
+  }
+}
+
 // ---- malformed files ----
 
 std::string message_of(const std::function<void()>& f) {

@@ -805,6 +805,18 @@ void replay_gather(Ctx& c) {
   c.out = {gather(input(c, 0, "self"), c.n.attr_int("dim"), input(c, 1, "index"))};
 }
 
+void replay_sort(Ctx& c) {
+  expect_counts(c, 1, 1, 2);
+  auto [values, indices] = sort(input(c, 0, "self"), c.n.attr_int("dim"), c.n.attr_bool("descending"));
+  c.out = {values, indices};
+}
+
+void replay_topk(Ctx& c) {
+  expect_counts(c, 1, 1, 2);
+  auto [values, indices] = topk(input(c, 0, "self"), c.n.attr_int("k"), c.n.attr_int("dim"), c.n.attr_bool("largest"));
+  c.out = {values, indices};
+}
+
 void replay_cat(Ctx& c) {
   if (c.n.outputs.size() != 1) bad(c, "expected one output");
   std::vector<Tensor> parts;
@@ -1017,6 +1029,8 @@ void dispatch(Ctx& c) {
     case Op::batch_norm_apply: return replay_batch_norm(c);
     case Op::index_select: return replay_index_select(c);
     case Op::gather: return replay_gather(c);
+    case Op::sort: return replay_sort(c);
+    case Op::topk: return replay_topk(c);
     case Op::cat: return replay_cat(c);
     case Op::softmax:
     case Op::cumsum: return replay_rowwise(op, c);
@@ -1092,6 +1106,8 @@ bool interpreter_supports(const std::string& kind) {
     case Op::batch_norm_apply:
     case Op::index_select:
     case Op::gather:
+    case Op::sort:
+    case Op::topk:
     case Op::cat:
     case Op::softmax:
     case Op::cumsum: return true;

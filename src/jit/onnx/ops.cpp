@@ -311,6 +311,24 @@ void lower_gather(LowerCtx& c) {
   set_attr(n, "axis", c.n.attr_int("dim"));
 }
 
+// sort is a TopK over the whole dim (its size may be symbolic), topk one of
+// k; ONNX's TopK breaks ties by the lower index, as Ember's stable kernels.
+void lower_sort_topk(LowerCtx& c) {
+  Builder& b = c.b;
+  const TensorType& t = c.g.type(c.n.inputs.at(0));
+  const int64_t dim = c.n.attr_int("dim");
+  const bool is_sort = c.n.kind == "sort";
+  const std::string k = is_sort ? b.dims({dim_exprs(t).at(static_cast<size_t>(dim))}, -1, false)
+                                : b.const_ints({c.n.attr_int("k")});
+  // Both TopK outputs are required: an unused one gets a fresh name.
+  std::vector<std::string> outs{has_output(c, 0) ? c.out(0) : b.fresh("topk_values"),
+                                has_output(c, 1) ? c.out(1) : b.fresh("topk_indices")};
+  onnx::NodeProto& n = b.node("TopK", {c.in(0), k}, outs);
+  set_attr(n, "axis", dim);
+  set_attr(n, "largest", static_cast<int64_t>(c.n.attr_bool(is_sort ? "descending" : "largest")));
+  set_attr(n, "sorted", int64_t{1});
+}
+
 void lower_cat(LowerCtx& c) {
   std::vector<std::string> ins;
   for (size_t i = 0; i < c.n.inputs.size(); ++i) ins.push_back(c.in(i));
@@ -454,6 +472,8 @@ const std::unordered_map<std::string, LowerFn>& table() {
     m.emplace("batch_norm_apply", lower_batch_norm);
     m.emplace("index_select", lower_index_select);
     m.emplace("gather", lower_gather);
+    m.emplace("sort", lower_sort_topk);
+    m.emplace("topk", lower_sort_topk);
     m.emplace("cat", lower_cat);
     for (const char* k : {"sum", "prod", "amax", "amin", "argmax", "argmin", "var", "logsumexp", "norm"})
       m.emplace(k, lower_reduce);

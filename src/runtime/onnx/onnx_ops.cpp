@@ -152,6 +152,19 @@ Ts op_gather_elements(OpCtx& c) {
   return {gather(x, axis, where(lt(idx, Scalar(0)), add(idx, Scalar(x.size(axis))), idx))};
 }
 
+// TopK(x, K): the k largest (or smallest) along axis, sorted.
+Ts op_topk(OpCtx& c) {
+  const Tensor& x = c.input(0);
+  const std::vector<int64_t> ks = c.ints_of(c.input(1), "TopK's K");
+  if (ks.size() != 1) c.fail("TopK's K must hold one value");
+  if (x.dim() == 0) c.fail("TopK needs an input of rank 1 or more");
+  const int64_t axis = c.axis(c.i("axis", -1), x.dim(), "axis");
+  if (ks[0] < 0 || ks[0] > x.size(axis))
+    c.fail(fmt::format("TopK's K = {} is out of range for axis {} of size {}", ks[0], axis, x.size(axis)));
+  auto [values, indices] = topk(x, ks[0], axis, c.i("largest", 1) != 0);
+  return {values, indices};
+}
+
 // fmod=1 is C's fmod; fmod=0 (integers only in the spec) Python's %.
 Ts op_mod(OpCtx& c) {
   const Tensor &a = c.input(0), &b = c.input(1);
@@ -669,6 +682,7 @@ const std::unordered_map<std::string, OpFn>& table() {
       {"Tan", unary<tan>}, {"Asin", unary<asin>}, {"Acos", unary<acos>}, {"Atan", unary<atan>},
       {"Sinh", unary<sinh>}, {"Cosh", unary<cosh>}, {"Asinh", unary<asinh>}, {"Acosh", unary<acosh>},
       {"Atanh", unary<atanh>}, {"Mod", op_mod}, {"CumSum", op_cumsum}, {"GatherElements", op_gather_elements},
+      {"TopK", op_topk},
       {"Sigmoid", unary<sigmoid>}, {"Relu", unary<relu>}, {"Erf", unary<erf>}, {"Sign", unary<sign>},
       {"Floor", unary<floor>}, {"Ceil", unary<ceil>}, {"Round", unary<round>}, {"Reciprocal", unary<reciprocal>},
       {"IsNaN", unary<isnan>}, {"Identity", op_identity}, {"Clip", op_clip}, {"LeakyRelu", op_leaky_relu},
