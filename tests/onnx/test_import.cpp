@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <set>
 
 #include "ember/io/npy.h"
@@ -211,6 +212,43 @@ TEST(OnnxRoundTrip, SortAndTopkMatchEager) {
         SCOPED_TRACE(fmt::format("opset {} shape {} output {}", opset, x.sizes().vec(), i));
         EXPECT_EQ(got[i].dtype(), want[i].dtype());
         EXPECT_TRUE(equal(got[i], want[i]));
+      }
+    }
+  }
+}
+
+// atan2 (signed zeros and infinities in either argument), copysign, hypot,
+// signbit, all and any export as composites and match eager: values within
+// 1e-5 (atan2 exactly at +-pi and +-0 where C's signed-zero rules decide).
+TEST(OnnxRoundTrip, Atan2CopysignHypotSignbitAllAnyMatchEager) {
+  struct Fn : nn::Module {
+    Fn() : nn::Module("Fn") {}
+  } module;
+  const jit::TraceFn fn = [](const std::vector<Tensor>& in) {
+    const Tensor &y = in[0], &x = in[1];
+    return std::vector<Tensor>{atan2(y, x), copysign(y, x), hypot(y, x), signbit(x), all(gt(y, -1.5), 1),
+                               any(gt(y, 1.0), 0)};
+  };
+  const float inf = std::numeric_limits<float>::infinity();
+  const Tensor y = tensor<float>({0.0f, -0.0f, 0.0f, -0.0f, 1.0f, -1.0f, 1.0f, -1.0f, 2.5f, -0.3f, 1.0f, -2.0f}, {3, 4});
+  const Tensor x = tensor<float>({0.0f, 0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -inf, -inf, -1.2f, 0.7f, inf, 3.0f}, {3, 4});
+  const jit::Graph g = jit::trace(module, fn, {y, x});
+  for (int opset : {13, 17}) {
+    jit::OnnxExportOptions eo;
+    eo.opset = opset;
+    const OnnxModel m = OnnxModel::parse(jit::export_onnx_bytes(g, eo), "signed");
+    const std::vector<Tensor> want = fn({y, x}), got = m.run({y, x});
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+      SCOPED_TRACE(fmt::format("opset {} output {}", opset, i));
+      ASSERT_EQ(got[i].dtype(), want[i].dtype());
+      const Tensor w = want[i].to(kFloat64), h = got[i].to(kFloat64), finite = isfinite(w);
+      EXPECT_TRUE(equal(isnan(w), isnan(h)));
+      EXPECT_TRUE(equal(isposinf(w), isposinf(h)));
+      EXPECT_TRUE(equal(isneginf(w), isneginf(h)));
+      EXPECT_LE(max(abs(where(finite, w - h, 0.0))).item<double>(), 1e-5);
+      if (i < 2) {
+        EXPECT_TRUE(equal(signbit(got[i]), signbit(want[i])));  // the signed zeros too
       }
     }
   }

@@ -112,6 +112,45 @@ void lower_composite(LowerCtx& c) {
   b.finish(y, c.out(0));
 }
 
+// Whether x's sign bit is set: x < 0, or 1 / x < 0 for -0.0 (1 / -0 is
+// -inf); integers compare with 0.
+std::string sign_bit(Builder& b, const std::string& x, ScalarType dt) {
+  const std::string zero = b.const_scalar(0, dt), negative = b.op("Less", {x, zero});
+  if (!is_floating_point(dt)) return negative;
+  return b.op("Or", {negative, b.op("Less", {b.op("Reciprocal", {x}), zero})});
+}
+
+// atan2, copysign, hypot and signbit as composites. atan2 follows C's
+// signed zeros (atan2(+-0, -0) = +-pi); two infinite arguments give NaN
+// where C gives +-pi/4 or +-3pi/4, and hypot squares (so overflows past
+// sqrt(max)): both noted, neither met by models in practice.
+void lower_signed(LowerCtx& c) {
+  Builder& b = c.b;
+  const std::string& k = c.n.kind;
+  const ScalarType dt = c.g.type(c.n.inputs.at(0)).dtype;
+  const std::string x = c.in(0);
+  if (k == "signbit") {
+    b.finish(sign_bit(b, x, dt), c.out(0));
+    return;
+  }
+  const std::string y = c.in(1);
+  if (k == "copysign") {
+    const std::string m = b.op("Abs", {x});
+    b.finish(b.op("Where", {sign_bit(b, y, dt), b.op("Neg", {m}), m}), c.out(0));
+    return;
+  }
+  if (k == "hypot") {
+    b.finish(b.op("Sqrt", {b.op("Add", {b.op("Mul", {x, x}), b.op("Mul", {y, y})})}), c.out(0));
+    return;
+  }
+  // atan2(x = numerator, y = denominator), Ember's argument order.
+  const std::string zero = b.const_scalar(0, dt), pi = b.const_scalar(std::numbers::pi, dt);
+  const std::string both_zero = b.op("And", {b.op("Equal", {x, zero}), b.op("Equal", {y, zero})});
+  const std::string a = b.op("Where", {both_zero, x, b.op("Atan", {b.op("Div", {x, y})})});
+  const std::string turned = b.op("Where", {sign_bit(b, x, dt), b.op("Sub", {a, pi}), b.op("Add", {a, pi})});
+  b.finish(b.op("Where", {sign_bit(b, y, dt), turned, a}), c.out(0));
+}
+
 // fmod is ONNX's Mod with fmod=1 (C's fmod, for floats and integers alike);
 // remainder (Python's %) and floor_divide correct it where the signs of the
 // remainder and the divisor differ, as Ember's kernels do: the same values,
@@ -400,6 +439,18 @@ void lower_reduce(LowerCtx& c) {
     reshape_to_output(c, n.output(0), 1);
     return;
   }
+  if (k == "all" || k == "any") {
+    // ONNX reduces no bools: 0/1 as int32, the min for all, the max for any.
+    const std::vector<SymExpr> r = sym_ints(c.n, "reduce");
+    if ((r.empty() || r[0].is_constant()) && reduce == 0)
+      c.fail("all/any over an empty dim has no lowering");  // ReduceMax's empty identity is not false
+    onnx::NodeProto& as_int = b.node("Cast", {x});
+    set_attr(as_int, "to", static_cast<int64_t>(onnx_dtype(kInt32)));
+    onnx::NodeProto& back = b.node("Cast", {reduce_op(c, k == "all" ? "ReduceMin" : "ReduceMax", as_int.output(0), false)});
+    set_attr(back, "to", static_cast<int64_t>(onnx_dtype(kBool)));
+    reshape_to_output(c, back.output(0), 0);
+    return;
+  }
   if (k == "var") {
     if (!sym_ints(c.n, "reduce").empty() && !sym_ints(c.n, "reduce")[0].is_constant())
       c.fail("a variance over a symbolic dim has no lowering yet");
@@ -459,6 +510,7 @@ const std::unordered_map<std::string, LowerFn>& table() {
                           "trunc"})
       m.emplace(k, lower_composite);
     for (const char* k : {"fmod", "remainder", "floor_divide"}) m.emplace(k, lower_modulo);
+    for (const char* k : {"atan2", "copysign", "hypot", "signbit"}) m.emplace(k, lower_signed);
     m.emplace("cumsum", lower_cumsum);
     m.emplace("copy", lower_copy);
     m.emplace("fill", lower_fill);
@@ -475,7 +527,7 @@ const std::unordered_map<std::string, LowerFn>& table() {
     m.emplace("sort", lower_sort_topk);
     m.emplace("topk", lower_sort_topk);
     m.emplace("cat", lower_cat);
-    for (const char* k : {"sum", "prod", "amax", "amin", "argmax", "argmin", "var", "logsumexp", "norm"})
+    for (const char* k : {"sum", "prod", "amax", "amin", "argmax", "argmin", "var", "logsumexp", "norm", "all", "any"})
       m.emplace(k, lower_reduce);
     m.emplace("softmax", lower_softmax);
     m.emplace("as_strided", lower_as_strided);
