@@ -82,9 +82,12 @@ Tensor& scatter_into(Op op, Tensor& self, int64_t dim, const Tensor& index, cons
   if (index.numel() == 0) return self;
   Tensor self1 = at_least_1d(self), index1 = at_least_1d(index), src1 = at_least_1d(src);
   check_index_range(index1, self1.sizes()[dim], dim, name);
-  if (TraceHook* th = trace_hook()) [[unlikely]]
-    th->unsupported(op_name(op), "scatter is not supported by the tracer yet; build the result out of place");
   get_kernel<ScatterKernel>(op, self.device())(self1, dim, index1, src1);
+  // Traced as a write over the whole of self (a new value in the graph).
+  if (TraceHook* th = trace_hook()) [[unlikely]] {
+    if (self.dim() == 0) th->unsupported(op_name(op), "a scatter into a 0-D tensor is not traced");
+    else th->record(op, {&self, &index, &src}, {&self}, {{"dim", dim}});
+  }
   self.bump_version();
   return self;
 }

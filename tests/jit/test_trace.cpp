@@ -337,12 +337,36 @@ TEST(Trace, SortAndTopkReplayBitwise) {
   }
 }
 
+// scatter and scatter_add are traced (a write over the whole clone becomes a
+// new value), so index_put, index_add and index_copy are too.
+TEST(Trace, ScatterAndIndexPutReplayBitwise) {
+  class Writer : public nn::Module {
+   public:
+    Writer() : nn::Module("Writer") {}
+  } m;
+  const Tensor idx = tensor<int64_t>({2, 0, 1, 2, 0, 0}, {2, 3}), rows = tensor<int64_t>({1, 1, 0});
+  const TraceFn fn = [&](const std::vector<Tensor>& in) {
+    const Tensor &x = in[0], &v = in[1];
+    return std::vector<Tensor>{scatter(x, 1, idx, v), scatter_add(x, 1, idx, v), index_add(x, 0, rows, v.narrow(0, 0, 1).expand({3, 3}) * 1),
+                               index_put(x, {Tensor(), tensor<int64_t>({0, 2})}, v.narrow(1, 0, 2))};
+  };
+  manual_seed(14);
+  const Graph g = trace(m, fn, {randn({2, 3}), randn({2, 3})});
+  EXPECT_GE(count_kind(g, "scatter"), 2);
+  EXPECT_GE(count_kind(g, "scatter_add"), 2);
+  for (int round = 0; round < 2; ++round) {
+    const std::vector<Tensor> in{randn({2, 3}), randn({2, 3})};
+    const std::vector<Tensor> want = fn(in), got = run(g, in);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) EXPECT_TRUE(equal(got[i], want[i])) << i;
+  }
+}
+
 // Every ops.def row is either replayable or one the tracer refuses by name
 // (the hook at its dispatch calls TraceHook::unsupported), or a backward
 // kernel a no-grad trace never runs. A new op must be added to one side.
 TEST(Interpreter, CoversEveryPrimitiveOrRefusesIt) {
-  const std::set<std::string> refused = {"scatter", "scatter_add", "masked_select", "nonzero", "batch_norm_stats",
-                                         "conv2d_backward_weight"};
+  const std::set<std::string> refused = {"masked_select", "nonzero", "batch_norm_stats", "conv2d_backward_weight"};
   const std::set<std::string> backward_only = {"max_pool2d_backward", "avg_pool2d_backward", "batch_norm_backward",
                                                "adaptive_avg_pool2d_backward"};
   for (int i = 0; i < kNumOps; ++i) {

@@ -254,6 +254,38 @@ TEST(OnnxRoundTrip, Atan2CopysignHypotSignbitAllAnyMatchEager) {
   }
 }
 
+// scatter and scatter_add (so index_put and index_add) export as
+// ScatterElements: opset 17 round-trips equal to eager; opset 13 has no
+// reduction, so a scatter_add is refused naming the opset it needs.
+TEST(OnnxRoundTrip, ScatterAndIndexPutMatchEager) {
+  struct Fn : nn::Module {
+    Fn() : nn::Module("Fn") {}
+  } module;
+  const Tensor idx = tensor<int64_t>({2, 0, 1, 2, 0, 0}, {2, 3}), rows = tensor<int64_t>({1, 1, 0});
+  const jit::TraceFn fn = [&](const std::vector<Tensor>& in) {
+    const Tensor &x = in[0], &v = in[1];
+    return std::vector<Tensor>{scatter(x, 1, idx, v), scatter_add(x, 1, idx.narrow(1, 0, 2), v),
+                               index_add(x, 0, rows, v.narrow(0, 0, 1).expand({3, 3}) * 1),
+                               index_put(x, {Tensor(), tensor<int64_t>({0, 2})}, v.narrow(1, 0, 2))};
+  };
+  manual_seed(8);
+  const std::vector<Tensor> in{randn({2, 3}), randn({2, 3})};
+  const jit::Graph g = jit::trace(module, fn, in);
+  jit::OnnxExportOptions eo;
+  eo.opset = 17;
+  const OnnxModel m = OnnxModel::parse(jit::export_onnx_bytes(g, eo), "writer");
+  const std::vector<Tensor> want = fn(in), got = m.run(in);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_LE(max_abs_diff(got[i], want[i]), 1e-6) << i;
+  eo.opset = 13;
+  try {
+    jit::export_onnx_bytes(g, eo);
+    ADD_FAILURE() << "a scatter_add exported at opset 13";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("scatter_add needs opset 16"), std::string::npos) << e.what();
+  }
+}
+
 // ---- malformed files ----
 
 std::string message_of(const std::function<void()>& f) {

@@ -805,6 +805,13 @@ void replay_gather(Ctx& c) {
   c.out = {gather(input(c, 0, "self"), c.n.attr_int("dim"), input(c, 1, "index"))};
 }
 
+void replay_scatter(Op op, Ctx& c) {
+  expect_counts(c, 3, 3, 1);
+  const Tensor &self = input(c, 0, "self"), &index = input(c, 1, "index"), &src = input(c, 2, "src");
+  const int64_t dim = c.n.attr_int("dim");
+  c.out = {op == Op::scatter ? scatter(self, dim, index, src) : scatter_add(self, dim, index, src)};
+}
+
 void replay_sort(Ctx& c) {
   expect_counts(c, 1, 1, 2);
   auto [values, indices] = sort(input(c, 0, "self"), c.n.attr_int("dim"), c.n.attr_bool("descending"));
@@ -1029,6 +1036,8 @@ void dispatch(Ctx& c) {
     case Op::batch_norm_apply: return replay_batch_norm(c);
     case Op::index_select: return replay_index_select(c);
     case Op::gather: return replay_gather(c);
+    case Op::scatter:
+    case Op::scatter_add: return replay_scatter(op, c);
     case Op::sort: return replay_sort(c);
     case Op::topk: return replay_topk(c);
     case Op::cat: return replay_cat(c);
@@ -1108,6 +1117,8 @@ bool interpreter_supports(const std::string& kind) {
     case Op::gather:
     case Op::sort:
     case Op::topk:
+    case Op::scatter:
+    case Op::scatter_add:
     case Op::cat:
     case Op::softmax:
     case Op::cumsum: return true;

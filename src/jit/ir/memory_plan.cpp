@@ -36,7 +36,7 @@ bool is_elementwise(const std::string& kind) {
 
 bool writes_into_given_outputs(const std::string& kind) {
   if (kind == "as_strided" || kind == "batch_norm_apply" || kind == "index_select" || kind == "gather" ||
-      kind == "sort" || kind == "topk" || kind == "cat")
+      kind == "sort" || kind == "topk" || kind == "scatter" || kind == "scatter_add" || kind == "cat")
     return false;
   // A control-flow node's outputs come from a nested run (Note [control flow]).
   if (kind == "cond" || kind == "while_loop") return false;

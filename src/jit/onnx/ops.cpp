@@ -350,6 +350,30 @@ void lower_gather(LowerCtx& c) {
   set_attr(n, "axis", c.n.attr_int("dim"));
 }
 
+// scatter / scatter_add are ScatterElements (with reduction "add", opset
+// 16+). ONNX wants updates of the indices' shape; PyTorch reads the leading
+// part of a larger src, so a larger src is sliced first.
+void lower_scatter(LowerCtx& c) {
+  Builder& b = c.b;
+  const bool add = c.n.kind == "scatter_add";
+  if (add && b.opset() < 16) c.fail("scatter_add needs opset 16 or later (ScatterElements' reduction)");
+  const TensorType &idx = c.g.type(c.n.inputs.at(1)), &src = c.g.type(c.n.inputs.at(2));
+  std::string updates = c.in(2);
+  if (src.shape != idx.shape) {
+    std::vector<int64_t> ends;
+    for (const auto& d : idx.shape) {
+      if (d.is_symbolic()) c.fail("a src larger than a symbolic index has no lowering");
+      ends.push_back(d.size);
+    }
+    std::vector<int64_t> axes(ends.size()), starts(ends.size(), 0);
+    for (size_t i = 0; i < axes.size(); ++i) axes[i] = static_cast<int64_t>(i);
+    updates = b.op("Slice", {updates, b.const_ints(starts), b.const_ints(ends), b.const_ints(axes)});
+  }
+  onnx::NodeProto& n = b.node("ScatterElements", {c.in(0), c.in(1), updates}, {c.out(0)});
+  set_attr(n, "axis", c.n.attr_int("dim"));
+  if (add) set_attr(n, "reduction", std::string("add"));
+}
+
 // sort is a TopK over the whole dim (its size may be symbolic), topk one of
 // k; ONNX's TopK breaks ties by the lower index, as Ember's stable kernels.
 void lower_sort_topk(LowerCtx& c) {
@@ -525,6 +549,8 @@ const std::unordered_map<std::string, LowerFn>& table() {
     m.emplace("index_select", lower_index_select);
     m.emplace("gather", lower_gather);
     m.emplace("sort", lower_sort_topk);
+    m.emplace("scatter", lower_scatter);
+    m.emplace("scatter_add", lower_scatter);
     m.emplace("topk", lower_sort_topk);
     m.emplace("cat", lower_cat);
     for (const char* k : {"sum", "prod", "amax", "amin", "argmax", "argmin", "var", "logsumexp", "norm", "all", "any"})

@@ -152,6 +152,25 @@ Ts op_gather_elements(OpCtx& c) {
   return {gather(x, axis, where(lt(idx, Scalar(0)), add(idx, Scalar(x.size(axis))), idx))};
 }
 
+// ScatterElements(data, indices, updates) with reduction none or add:
+// torch.scatter / scatter_add, negative indices counting from the end.
+Ts op_scatter_elements(OpCtx& c) {
+  const Tensor &x = c.input(0), &updates = c.input(2);
+  Tensor idx = c.input(1);
+  if (idx.dtype() != kInt64 && idx.dtype() != kInt32) c.fail("ScatterElements' indices must be int64 or int32");
+  if (x.dim() == 0 || idx.dim() != x.dim() || !idx.sizes().equals(updates.sizes()))
+    c.fail(fmt::format("ScatterElements needs indices and updates of one shape and the data's rank, got data {}, "
+                       "indices {}, updates {}",
+                       fmt::join(x.sizes(), "x"), fmt::join(idx.sizes(), "x"), fmt::join(updates.sizes(), "x")));
+  const std::string reduction = c.s("reduction", "none");
+  if (reduction != "none" && reduction != "add")
+    c.fail(fmt::format("ScatterElements' reduction '{}' is not supported (none, add)", reduction));
+  const int64_t axis = c.axis(c.i("axis", 0), x.dim(), "axis");
+  idx = idx.to(kInt64);
+  idx = where(lt(idx, Scalar(0)), add(idx, Scalar(x.size(axis))), idx);
+  return {reduction == "add" ? scatter_add(x, axis, idx, updates) : scatter(x, axis, idx, updates)};
+}
+
 // TopK(x, K): the k largest (or smallest) along axis, sorted.
 Ts op_topk(OpCtx& c) {
   const Tensor& x = c.input(0);
@@ -682,7 +701,7 @@ const std::unordered_map<std::string, OpFn>& table() {
       {"Tan", unary<tan>}, {"Asin", unary<asin>}, {"Acos", unary<acos>}, {"Atan", unary<atan>},
       {"Sinh", unary<sinh>}, {"Cosh", unary<cosh>}, {"Asinh", unary<asinh>}, {"Acosh", unary<acosh>},
       {"Atanh", unary<atanh>}, {"Mod", op_mod}, {"CumSum", op_cumsum}, {"GatherElements", op_gather_elements},
-      {"TopK", op_topk},
+      {"TopK", op_topk}, {"ScatterElements", op_scatter_elements},
       {"Sigmoid", unary<sigmoid>}, {"Relu", unary<relu>}, {"Erf", unary<erf>}, {"Sign", unary<sign>},
       {"Floor", unary<floor>}, {"Ceil", unary<ceil>}, {"Round", unary<round>}, {"Reciprocal", unary<reciprocal>},
       {"IsNaN", unary<isnan>}, {"Identity", op_identity}, {"Clip", op_clip}, {"LeakyRelu", op_leaky_relu},
