@@ -20,8 +20,7 @@ namespace functional {
 Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, const PoissonNLLOptions& o) {
   const char* op = "poisson_nll_loss";
   check_reduction(o.reduction, op);
-  EMBER_CHECK_TYPE(input.is_floating_point(), "{}: expected a floating-point input, got {}", op,
-                   to_string(input.dtype()));
+  // Integer inputs take PyTorch's promotions: exp and log make them floating point.
   Tensor loss = o.log_input ? exp(input) - target * input : input - target * log(input + o.eps);
   if (o.full) {
     // Stirling's log(target!) ~ t log t - t + 0.5 log(2 pi t), only where target > 1.

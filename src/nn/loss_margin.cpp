@@ -47,8 +47,6 @@ Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const T
                              const std::string& reduction) {
   const char* op = "cosine_embedding_loss";
   check_reduction(reduction, op);
-  check_float(input1, op, "input1");
-  check_float(input2, op, "input2");
   EMBER_CHECK(input1.sizes().vec() == input2.sizes().vec(),
               "{}: input1 and input2 must have the same shape, got {} and {}", op, shape_str(input1.sizes()),
               shape_str(input2.sizes()));
@@ -56,7 +54,8 @@ Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const T
               "{}: {}D target tensor expects {}D input tensors, but found inputs with sizes {} and {}", op,
               target.dim(), target.dim() + 1, shape_str(input1.sizes()), shape_str(input2.sizes()));
   int64_t d = input1.dim() - 1;
-  // ATen's formula: the squared norms get 1e-12 before the square root.
+  // ATen's formula: the squared norms get 1e-12 before the square root
+  // (which makes integer inputs' exact sums floating point, as in PyTorch).
   Tensor prod = sum(input1 * input2, {d});
   Tensor mag1 = sum(input1 * input1, {d}) + 1e-12, mag2 = sum(input2 * input2, {d}) + 1e-12;
   Tensor cos = prod / sqrt(mag1 * mag2);
@@ -78,11 +77,10 @@ Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Ten
                            const std::string& reduction) {
   const char* op = "margin_ranking_loss";
   check_reduction(reduction, op);
-  check_float(input1, op, "input1");
-  check_float(input2, op, "input2");
   EMBER_CHECK(input1.dim() == input2.dim() && input1.dim() == target.dim(),
               "{}: All input tensors should have same dimension but got sizes: input1: {}, input2: {}, target: {}",
               op, shape_str(input1.sizes()), shape_str(input2.sizes()), shape_str(target.sizes()));
+  // Integer inputs become floating point at + margin, as in PyTorch.
   return reduce(clamp_min(-target * (input1 - input2) + margin, 0), reduction);
 }
 

@@ -155,7 +155,8 @@ void check_common(const char* op, const Tensor& x, const Tensor& w, const std::o
                    "{}: expected input and weight to have the same dtype, but got input {} and weight {}; "
                    "convert one with .to(dtype)",
                    op, to_string(x.dtype()), to_string(w.dtype()));
-  EMBER_CHECK_TYPE(is_floating_point(x.dtype()), "{}: expected a floating-point input, got {}", op,
+  // Integers convolve exactly, wrapping on overflow as PyTorch's CPU kernels do.
+  EMBER_CHECK_TYPE(x.dtype() != kBool, "{}: expected a floating-point or integer input, got {}", op,
                    to_string(x.dtype()));
   if (b) {
     EMBER_CHECK_TYPE(b->dtype() == x.dtype(),

@@ -39,8 +39,7 @@ Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim, double
 }
 
 Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p, double eps, bool keepdim) {
-  check_float(x1, "pairwise_distance", "x1");
-  check_float(x2, "pairwise_distance", "x2");
+  // Integer inputs subtract exactly and become floating point with + eps, as in PyTorch.
   int64_t out_dim = std::max(x1.dim(), x2.dim());
   EMBER_CHECK(out_dim >= 1, "pairwise_distance: expected inputs with at least 1 dim, got {} and {}",
               shape_str(x1.sizes()), shape_str(x2.sizes()));

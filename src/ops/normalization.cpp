@@ -85,12 +85,14 @@ Tensor local_response_norm(const Tensor& input, int64_t size, double alpha, doub
   EMBER_CHECK(input.dim() >= 3, "{}: Expected 3D or higher dimensionality input (got {} dimensions)", op,
               input.dim());
   EMBER_CHECK(size > 0, "{}: size must be positive, got {}", op, size);
-  if (input.numel() == 0) return input;
+  if (input.numel() == 0) return input.is_floating_point() ? input : input.to(kDefaultFloat);
   // Mean of x^2 over a channel window: zero-pad dim 1, slide a window of
-  // `size` along it (unfold) and average.
+  // `size` along it (unfold) and average. Integers average as PyTorch's
+  // avg_pool does them, truncating; the result is then floating point.
   Tensor sq = square(input).transpose(1, -1);
-  Tensor padded = pad(sq, {size / 2, (size - 1) / 2});
-  Tensor avg = mean(padded.unfold(-1, size, 1), {-1}).transpose(1, -1);
+  Tensor windows = pad(sq, {size / 2, (size - 1) / 2}).unfold(-1, size, 1);
+  Tensor avg = (input.is_floating_point() ? mean(windows, {-1}) : div(sum(windows, {-1}), Scalar(size), "trunc"))
+                   .transpose(1, -1);
   return input / pow(avg * alpha + k, beta);
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "ops/op_util.h"
+#include "ops/pool_nd.h"
 #include "ember/core/grad_graph.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/indexing.h"
@@ -263,6 +264,10 @@ Tensor max_pool1d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
 
 Tensor avg_pool2d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
                   bool ceil_mode, bool count_include_pad) {
+  // int64: PyTorch's truncating integer average, which the kernels do not do.
+  if (input.dtype() == kInt64)
+    return avg_pool_nd("avg_pool2d", input, 2, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                       std::nullopt);
   check_input("avg_pool2d", input);
   Tensor x = batched(input);
   PoolParams p = pool_params("avg_pool2d", x, kernel_size, stride, padding, {1}, ceil_mode);

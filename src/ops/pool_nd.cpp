@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "ops/op_util.h"
+#include "ops/pool_nd.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/indexing.h"
@@ -45,7 +46,6 @@ Geometry geometry(const char* op, const Tensor& x, int64_t nd, IntArrayRef kerne
                   IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
   EMBER_CHECK(x.dim() == nd + 1 || x.dim() == nd + 2, "{}: expected {}D or {}D input, got shape {}", op, nd + 1,
               nd + 2, shape_str(x.sizes()));
-  EMBER_CHECK_TYPE(x.is_floating_point(), "{}: expected a floating-point input, got {}", op, to_string(x.dtype()));
   Geometry g;
   g.k = expand(op, "kernel_size", kernel_size, kernel_size, nd);
   g.s = expand(op, "stride", stride, kernel_size, nd);
@@ -92,8 +92,14 @@ std::vector<double> avg_counts(int64_t in, int64_t k, int64_t s, int64_t p, int6
   return c;
 }
 
+}  // namespace
+
+// PyTorch's CPU average pooling also takes int64, summing exactly and
+// dividing with C's truncation toward zero (avg_pool2d of [-7, -2] is -4).
 Tensor avg_pool_nd(const char* op, const Tensor& input, int64_t nd, IntArrayRef kernel_size, IntArrayRef stride,
                    IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor) {
+  EMBER_CHECK_TYPE(input.is_floating_point() || input.dtype() == kInt64,
+                   "{}: expected a floating-point or int64 input, got {}", op, to_string(input.dtype()));
   Geometry g = geometry(op, input, nd, kernel_size, stride, padding, {1}, ceil_mode);
   EMBER_CHECK(!divisor || *divisor != 0, "{}: divisor must be not zero", op);
   Tensor x = input;
@@ -108,9 +114,14 @@ Tensor avg_pool_nd(const char* op, const Tensor& input, int64_t nd, IntArrayRef 
     Tensor ci = tensor<double>(c, {g.out[i]}, TensorOptions(kFloat64)).view(shape);
     denom = denom.defined() ? denom * ci : ci;
   }
+  if (!input.is_floating_point()) {
+    return divisor ? div(x, Scalar(*divisor), "trunc") : div(x, denom.to(kInt64), "trunc");
+  }
   if (divisor) return x / static_cast<double>(*divisor);
   return x / denom.to(x.dtype());
 }
+
+namespace {
 
 // Adaptive max along dim d: (values, source index along d). Windows are
 // gathered into a [out, kmax] block, short windows repeating their last
@@ -161,6 +172,8 @@ Tensor avg_pool3d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stri
 Tensor max_pool3d(const Tensor& input, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
                   IntArrayRef dilation, bool ceil_mode) {
   const char* op = "max_pool3d";
+  EMBER_CHECK_TYPE(input.is_floating_point(), "{}: expected a floating-point input, got {}", op,
+                   to_string(input.dtype()));
   Geometry g = geometry(op, input, 3, kernel_size, stride, padding, dilation, ceil_mode);
   Tensor x = input;
   const double neg_inf = -std::numeric_limits<double>::infinity();

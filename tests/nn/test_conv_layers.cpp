@@ -162,3 +162,37 @@ TEST(ConvLayers, PaddingModeErrors) {
   nn::Conv2d m(1, 1, 3, 1, 1, 1, 1, true, "reflect");
   expect_error([&] { (void)m(randn({1, 1, 2, 2, 2, 2})); }, {"Conv2d", "expected 4-D (batched) or 3-D", "[1, 1, 2, 2, 2, 2]"});
 }
+
+// Integer convolutions are exact and wrap on overflow as PyTorch 1.13's CPU
+// kernels do. The values are torch's F.conv1d on the same tensors:
+//   int32 [2^30, 2^30, 3, -2^31] * [2, 1]  -> [-1073741824, -2147483645, -2147483642]
+//   int8  [100, 100, 3, -128] * [2, 1]     -> [44, -53, -122]
+//   uint8 [200, 100, 3, 255] * [2, 1] + 7  -> [251, 210, 12]
+// and the average pools of int64 truncate toward zero: [-7, -1, 5, -4, 3]
+// pooled by 2 is [-4, 0].
+TEST(ConvLayers, IntegerConvolutionWrapsLikePyTorch) {
+  auto conv = [](const std::vector<int64_t>& x, const std::vector<int64_t>& w, ScalarType dt,
+                 std::optional<int64_t> bias = std::nullopt) {
+    Tensor b = bias ? tensor<int64_t>({*bias}, {1}).to(dt) : Tensor();
+    return conv1d(tensor<int64_t>(x, {1, 1, 4}).to(dt), tensor<int64_t>(w, {1, 1, 2}).to(dt),
+                  bias ? std::optional<Tensor>(b) : std::nullopt);
+  };
+  Tensor y32 = conv({1 << 30, 1 << 30, 3, -(int64_t{1} << 31)}, {2, 1}, kInt32);
+  EXPECT_EQ(y32.dtype(), kInt32);
+  EXPECT_EQ(y32.to_vector<int64_t>(), (std::vector<int64_t>{-1073741824, -2147483645, -2147483642}));
+  EXPECT_EQ(conv({100, 100, 3, -128}, {2, 1}, kInt8).to_vector<int64_t>(), (std::vector<int64_t>{44, -53, -122}));
+  Tensor yu8 = conv({200, 100, 3, 255}, {2, 1}, kUInt8, 7);
+  EXPECT_EQ(yu8.dtype(), kUInt8);
+  EXPECT_EQ(yu8.to_vector<int64_t>(), (std::vector<int64_t>{251, 210, 12}));
+  // Without overflow, an integer convolution equals the float64 one exactly.
+  Tensor x = randint(-50, 50, {2, 4, 6, 5}), w = randint(-50, 50, {6, 2, 3, 2});
+  Tensor y = conv2d(x, w, std::nullopt, {1, 2}, {1, 0}, {1, 1}, 2);
+  EXPECT_EQ(y.dtype(), kInt64);
+  EXPECT_TRUE(equal(y.to(kFloat64), conv2d(x.to(kFloat64), w.to(kFloat64), std::nullopt, {1, 2}, {1, 0}, {1, 1}, 2)));
+  EXPECT_EQ(avg_pool1d(tensor<int64_t>({-7, -1, 5, -4, 3}, {1, 1, 5}), {2}).to_vector<int64_t>(),
+            (std::vector<int64_t>{-4, 0}));
+  expect_error([] { conv1d(ones({1, 1, 3}, TensorOptions(kBool)), ones({1, 1, 2}, TensorOptions(kBool))); },
+               {"conv1d: expected a floating-point or integer input, got bool"});
+  expect_error([] { avg_pool1d(ones({1, 1, 4}, TensorOptions(kInt32)), {2}); },
+               {"avg_pool1d: expected a floating-point or int64 input, got int32"});
+}

@@ -258,27 +258,6 @@ INSTANTIATE_TEST_SUITE_P(Ops, OpDbDtypes,
 // floating inputs as round(3 x) in int64 or int32, Ember gives its outputs
 // in the same dtypes (PyTorch's promotion of integers, e.g. to float32 for
 // exp), integers and bools exactly, floating results at float32's tolerance.
-// The ops PyTorch's CPU also runs on integer tensors that Ember computes in
-// floating point only (rare in models: integer convolutions, pooling, norms,
-// distances and losses); their integer cases are not run, and the list is
-// checked to name ops with entries.
-const std::map<std::string, std::string>& float_only_ops() {
-  static const std::string why = "Ember computes it in floating point only; PyTorch's CPU also takes integers";
-  static const std::map<std::string, std::string> m = {
-      {"avg_pool1d", why},          {"avg_pool2d", why},          {"avg_pool3d", why},
-      {"conv1d", why},              {"conv2d", why},              {"conv3d", why},
-      {"conv_transpose1d", why},    {"conv_transpose2d", why},    {"local_response_norm", why},
-      {"pairwise_distance", why},   {"cosine_embedding_loss", why}, {"margin_ranking_loss", why},
-      {"poisson_nll_loss", why},    {"triplet_margin_loss", why}};
-  return m;
-}
-
-TEST(OpDbTable, EveryFloatOnlyOpHasAnEntry) {
-  std::set<std::string> ops;
-  for (const OpInfo& op : registry()) ops.insert(op.op);
-  for (const auto& [name, why] : float_only_ops()) EXPECT_TRUE(ops.contains(name)) << name;
-}
-
 TEST(OpDbInts, IntegerInputsMatchPyTorch) {
   // Among equal integers PyTorch leaves which index topk and kthvalue return
   // unspecified: only their values are compared (their float cases, without
@@ -286,7 +265,6 @@ TEST(OpDbInts, IntegerInputsMatchPyTorch) {
   const std::set<std::string> tied_indices = {"topk", "kthvalue"};
   int ran = 0;
   for (const OpInfo& op : registry()) {
-    if (float_only_ops().contains(op.op)) continue;
     const StateDict& file = reference_file(op.group);
     for (const char* suffix : {"i64", "i32"}) {
       const std::string key = case_key(op) + "__" + suffix;
@@ -457,7 +435,7 @@ std::string dtype_list(const std::vector<const OpInfo*>& variants) {
     for (ScalarType dt : test_dtypes(*op)) note(dt);
     const StateDict& file = reference_file(op->group);
     for (const auto& [suffix, dt] : {std::pair{"i64", kInt64}, std::pair{"i32", kInt32}})
-      if (!float_only_ops().contains(op->op) && file.contains(case_key(*op) + "__" + suffix + ".x0"))
+      if (file.contains(case_key(*op) + "__" + suffix + ".x0"))
         note(dt);  // OpDbInts runs it
   }
   std::string s;

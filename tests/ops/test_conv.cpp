@@ -103,8 +103,8 @@ TEST(Conv, Errors) {
                {"padding='same' is not supported for strided convolutions"});
   expect_error([&] { conv2d(x, w, std::nullopt, {1, 1}, PaddingMode("foo")); }, {"invalid padding string: 'foo'"});
   expect_error([&] { conv2d(x.to(kFloat64), w); }, {"same dtype", "float64", "float32"});
-  expect_error([] { conv2d(zeros({1, 1, 4, 4}, kInt64), zeros({1, 1, 1, 1}, kInt64)); },
-               {"expected a floating-point input, got int64"});
+  expect_error([] { conv2d(zeros({1, 1, 4, 4}, kBool), zeros({1, 1, 1, 1}, kBool)); },
+               {"conv2d: expected a floating-point or integer input, got bool"});
   expect_error([] { conv1d(zeros({3, 10}), zeros({4, 3, 3})); },
                {"conv1d: expected 3-D input (N, C, L), got [3, 10]; add a batch dimension with unsqueeze(0)"});
   expect_error([] { conv1d(zeros({1, 2, 10}), zeros({4, 3, 3})); },

@@ -1,5 +1,6 @@
 // The reference convolution: plain loops straight from Note [conv geometry].
-// Production path for float64; the oracle the oneDNN path is tested against.
+// Production path for float64 and the integer dtypes; the oracle the oneDNN
+// path is tested against.
 #include <algorithm>
 #include <type_traits>
 #include <vector>
@@ -11,8 +12,18 @@
 namespace ember {
 namespace {
 
+// Integers accumulate in uint64_t: its wrap-around is the two's-complement
+// sum modulo 2^64, so the result cast to T is PyTorch's wrapping integer
+// convolution without signed-overflow UB.
 template <typename T>
-using acc_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
+using acc_t = std::conditional_t<std::is_integral_v<T>, uint64_t,
+                                 std::conditional_t<std::is_same_v<T, double>, double, float>>;
+
+template <typename Acc, typename T>
+inline Acc to_acc(T v) {
+  if constexpr (std::is_integral_v<T>) return static_cast<Acc>(static_cast<int64_t>(v));
+  else return static_cast<Acc>(v);
+}
 
 // Output positions o with o*s - p + k*d inside [0, size): [lo, hi).
 inline void valid_range(int64_t k, int64_t s, int64_t p, int64_t d, int64_t size, int64_t out, int64_t& lo,
@@ -32,7 +43,7 @@ void conv_fwd(const ConvParams& p, const T* in, const T* w, const T* bias, T* ou
     std::vector<Acc> acc(plane);
     for (int64_t nc = b; nc < e; ++nc) {
       const int64_t n = nc / p.c_out, co = nc % p.c_out, g = co / cout_g;
-      std::fill(acc.begin(), acc.end(), bias ? static_cast<Acc>(bias[co]) : Acc(0));
+      std::fill(acc.begin(), acc.end(), bias ? to_acc<Acc>(bias[co]) : Acc(0));
       for (int64_t ci = 0; ci < cin_g; ++ci) {
         const T* x = in + (n * p.c_in + g * cin_g + ci) * p.ih * p.iw;
         for (int64_t kh = 0; kh < p.kh; ++kh) {
@@ -41,11 +52,11 @@ void conv_fwd(const ConvParams& p, const T* in, const T* w, const T* bias, T* ou
           for (int64_t kw = 0; kw < p.kw; ++kw) {
             int64_t ow0, ow1;
             valid_range(kw, p.sw, p.pl, p.dw, p.iw, p.ow, ow0, ow1);
-            const Acc wv = static_cast<Acc>(w[((co * cin_g + ci) * p.kh + kh) * p.kw + kw]);
+            const Acc wv = to_acc<Acc>(w[((co * cin_g + ci) * p.kh + kh) * p.kw + kw]);
             for (int64_t oh = oh0; oh < oh1; ++oh) {
               const T* row = x + (oh * p.sh - p.pt + kh * p.dh) * p.iw + kw * p.dw - p.pl;
               Acc* a = acc.data() + oh * p.ow;
-              for (int64_t ow = ow0; ow < ow1; ++ow) a[ow] += wv * static_cast<Acc>(row[ow * p.sw]);
+              for (int64_t ow = ow0; ow < ow1; ++ow) a[ow] += wv * to_acc<Acc>(row[ow * p.sw]);
             }
           }
         }
@@ -75,11 +86,11 @@ void conv_bwd_input(const ConvParams& p, const T* gout, const T* w, T* gin) {
           for (int64_t kw = 0; kw < p.kw; ++kw) {
             int64_t ow0, ow1;
             valid_range(kw, p.sw, p.pl, p.dw, p.iw, p.ow, ow0, ow1);
-            const Acc wv = static_cast<Acc>(w[((co * cin_g + ci) * p.kh + kh) * p.kw + kw]);
+            const Acc wv = to_acc<Acc>(w[((co * cin_g + ci) * p.kh + kh) * p.kw + kw]);
             for (int64_t oh = oh0; oh < oh1; ++oh) {
               Acc* row = acc.data() + (oh * p.sh - p.pt + kh * p.dh) * p.iw + kw * p.dw - p.pl;
               const T* g_row = go + oh * p.ow;
-              for (int64_t ow = ow0; ow < ow1; ++ow) row[ow * p.sw] += wv * static_cast<Acc>(g_row[ow]);
+              for (int64_t ow = ow0; ow < ow1; ++ow) row[ow * p.sw] += wv * to_acc<Acc>(g_row[ow]);
             }
           }
         }
@@ -113,7 +124,7 @@ void conv_bwd_weight(const ConvParams& p, const T* in, const T* gout, T* gw, T* 
               const T* row = x + (oh * p.sh - p.pt + kh * p.dh) * p.iw + kw * p.dw - p.pl;
               const T* g_row = go + oh * p.ow;
               for (int64_t ow = ow0; ow < ow1; ++ow)
-                acc += static_cast<Acc>(row[ow * p.sw]) * static_cast<Acc>(g_row[ow]);
+                acc += to_acc<Acc>(row[ow * p.sw]) * to_acc<Acc>(g_row[ow]);
             }
           }
           gw[(t * p.kh + kh) * p.kw + kw] = static_cast<T>(acc);
@@ -124,7 +135,7 @@ void conv_bwd_weight(const ConvParams& p, const T* in, const T* gout, T* gw, T* 
         Acc acc = 0;
         for (int64_t n = 0; n < p.n; ++n) {
           const T* go = gout + (n * p.c_out + co) * p.oh * p.ow;
-          for (int64_t i = 0; i < p.oh * p.ow; ++i) acc += static_cast<Acc>(go[i]);
+          for (int64_t i = 0; i < p.oh * p.ow; ++i) acc += to_acc<Acc>(go[i]);
         }
         gb[co] = static_cast<T>(acc);
       }
@@ -139,7 +150,11 @@ void dispatch_conv(ScalarType t, F&& f) {
     case ScalarType::Float64: return f(TypeTag<double>{});
     case ScalarType::BFloat16: return f(TypeTag<BFloat16>{});
     case ScalarType::Float16: return f(TypeTag<Half>{});
-    default: throw_unsupported_dtype("conv2d", t, "a floating-point dtype");
+    case ScalarType::UInt8: return f(TypeTag<uint8_t>{});
+    case ScalarType::Int8: return f(TypeTag<int8_t>{});
+    case ScalarType::Int32: return f(TypeTag<int32_t>{});
+    case ScalarType::Int64: return f(TypeTag<int64_t>{});
+    default: throw_unsupported_dtype("conv2d", t, "a floating-point or integer dtype");
   }
 }
 
