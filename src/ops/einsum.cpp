@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "ember/ops/elementwise.h"
 #include "ember/ops/linalg.h"
 #include "ember/ops/other.h"
 #include "ember/ops/reduction.h"
@@ -149,7 +150,9 @@ Operand contract(const Operand& a, const Operand& b, const std::vector<bool>& ne
   };
   Tensor am = arrange(a, {&batch, &a_only, &contracted});
   Tensor bm = arrange(b, {&batch, &contracted, &b_only});
-  Tensor prod = bmm(am, bm);
+  // Nothing to sum: an outer product is a broadcast mul (as in PyTorch, which
+  // is why it also takes bool operands, which bmm does not).
+  Tensor prod = contracted.empty() ? mul(am, bm) : bmm(am, bm);
   DimVector shape;
   std::vector<int> labels;
   for (auto* g : {&batch, &a_only, &b_only})

@@ -195,7 +195,10 @@ namespace {
 bool is_one(const Scalar& s) { return s.is_integral() && s.to_long() == 1; }
 }  // namespace
 
+// A bool sum is a logical or, and alpha applies as bool(alpha), as in
+// PyTorch's kernels: add(a, b, alpha=2) of bools stays bool.
 Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  if (!is_one(alpha) && result_type(a, b) == kBool) return add(a, alpha.to_bool() ? b : zeros_like(b));
   if (!is_one(alpha)) return add(a, mul(b, alpha));
   ScalarType dt = result_type(a, b);
   Tensor out = binary(Op::add, a, b, dt, dt);
@@ -716,10 +719,15 @@ Tensor round(const Tensor& a) {
 Tensor trunc(const Tensor& a) {
   return is_floating_point(a.dtype()) ? zero_grad_unary("TruncBackward0", a, unary_same(Op::trunc, a)) : a.clone();
 }
-Tensor square(const Tensor& a) { return mul(a, a); }
+// PyTorch's square is pow(a, 2): bools square to int64.
+Tensor square(const Tensor& a) {
+  if (a.dtype() == kBool) return square(a.to(kInt64));
+  return mul(a, a);
+}
 
 // ---- in-place ----
 Tensor& add_(Tensor& a, const Tensor& b, const Scalar& alpha) {
+  if (!is_one(alpha) && result_type(a, b) == kBool) return add_(a, alpha.to_bool() ? b : zeros_like(b));
   if (!(alpha.is_integral() && alpha.to_long() == 1)) return add_(a, mul(b, alpha));
   return binary_inplace(Op::add, a, b, result_type(a, b));
 }

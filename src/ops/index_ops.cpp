@@ -148,7 +148,8 @@ Tensor take_along_dim(const Tensor& t, const Tensor& indices, std::optional<int6
 Tensor index_add(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
   auto [idx, d] = index_dim_args(t, dim, index, &source, "index_add");
   Tensor t1 = at_least_1d(t), s1 = at_least_1d(source);
-  const Scalar a = scalar_in(alpha, t.dtype());  // alpha=2.5 adds twice the source to an int64 tensor
+  // alpha=2.5 adds twice the source to an int64 tensor; bool(alpha) to a bool one.
+  const Scalar a = t.dtype() == kBool ? Scalar(alpha.to_bool()) : scalar_in(alpha, t.dtype());
   Tensor scaled = a.to<double>() == 1.0 ? s1 : s1 * a;
   return scatter_add(t1, d, expand_index(idx, s1.sizes(), d), scaled).reshape(t.sizes());
 }

@@ -266,7 +266,9 @@ Tensor sinc(const Tensor& a) {
 Tensor sgn(const Tensor& a) { return sign(a); }
 
 Tensor logit(const Tensor& a, std::optional<double> eps) {
-  Tensor x = eps ? clamp(a, *eps, 1 - *eps) : a;
+  // Integers become floating point first: 1 - x must not wrap in uint8.
+  const Tensor f = is_floating_point(a.dtype()) ? a : a.to(kDefaultFloat);
+  Tensor x = eps ? clamp(f, *eps, 1 - *eps) : f;
   return log(div(x, rsub(x, 1)));
 }
 
@@ -391,7 +393,7 @@ namespace {
 // where other is NaN (PyTorch's formula).
 Tensor fextreme(bool is_max, const Tensor& a, const Tensor& b) {
   ScalarType dt = result_type(a, b);
-  EMBER_CHECK_TYPE(dt != kBool, "{}: not supported for bool tensors", is_max ? "fmax" : "fmin");
+  if (dt == kBool) return is_max ? maximum(a, b) : minimum(a, b);  // no NaN among bools
   Tensor out;
   {
     NoGradGuard no_grad;

@@ -114,7 +114,8 @@ Tensor mish(const Tensor& x) {
   return x * tanh(softplus(x));
 }
 Tensor softmin(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
-  return softmax(neg(dtype ? x.to(*dtype) : x), dim);
+  // PyTorch negates in the input's dtype, then softmax casts: (-x).softmax(dim, dtype).
+  return softmax(neg(x), dim, dtype);
 }
 
 Tensor gumbel_softmax(const Tensor& logits, double tau, bool hard, int64_t dim, Generator* gen) {

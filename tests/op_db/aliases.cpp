@@ -59,7 +59,8 @@ void pointwise_aliases(Aliases& a) {
   a.add("ne", "broadcast", g, "not_equal", EMBER_FN(not_equal(x[0], x[1])), false);
 
   a.add("add", "broadcast_alpha", g, "add_", one([](const Tensors& x) {
-          Tensor y = x[0] * 1;  // a non-leaf of x[0]'s shape and dtype; broadcasting writes into it
+          // A non-leaf of x[0]'s shape and dtype (x * 1 would make a bool int64); broadcasting writes into it.
+          Tensor y = x[0].is_floating_point() ? x[0] * 1 : x[0].clone();
           add_(y, x[1], 2);
           return y;
         }));

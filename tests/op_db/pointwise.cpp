@@ -165,6 +165,8 @@ void more_binary(Entries& e) {
   e.forward_only("fmod", "int", EMBER_FN(fmod(x[0], x[1])));
   e.forward_only("bitwise_left_shift", "default", EMBER_FN(bitwise_left_shift(x[0], x[1])));
   e.forward_only("bitwise_right_shift", "default", EMBER_FN(bitwise_right_shift(x[0], x[1])));
+  e.forward_only("bitwise_left_shift", "narrow", EMBER_FN(bitwise_left_shift(x[0], x[1])));
+  e.forward_only("bitwise_right_shift", "narrow", EMBER_FN(bitwise_right_shift(x[0], x[1])));
   e.composite("logaddexp", "broadcast", EMBER_FN(logaddexp(x[0], x[1]))).dtypes = kF32;
   e.forward_only("logaddexp", "edge", EMBER_FN(logaddexp(x[0], x[1])), Impl::composite);
   e.composite("logaddexp2", "broadcast", EMBER_FN(logaddexp2(x[0], x[1]))).dtypes = kF32;

@@ -255,9 +255,17 @@ INSTANTIATE_TEST_SUITE_P(Ops, OpDbDtypes,
                          test_name);
 
 // Integer inputs (ref.py's int_variants): where PyTorch accepted a case's
-// floating inputs as round(3 x) in int64 or int32, Ember gives its outputs
-// in the same dtypes (PyTorch's promotion of integers, e.g. to float32 for
-// exp), integers and bools exactly, floating results at float32's tolerance.
+// floating inputs as round(3 x) in int64, int32 or int8, |round(3 x)| in
+// uint8 or x > 0 in bool, Ember gives its outputs in the same dtypes
+// (PyTorch's promotion, e.g. to float32 for exp, int64 for a bool's square),
+// integers and bools exactly, floating results at float32's tolerance.
+// Each case key's suffix and its dtype:
+const std::vector<std::pair<std::string, ScalarType>>& int_variants() {
+  static const std::vector<std::pair<std::string, ScalarType>> v = {
+      {"i64", kInt64}, {"i32", kInt32}, {"i8", kInt8}, {"u8", kUInt8}, {"bool", kBool}};
+  return v;
+}
+
 TEST(OpDbInts, IntegerInputsMatchPyTorch) {
   // Among equal integers PyTorch leaves which index topk and kthvalue return
   // unspecified: only their values are compared (their float cases, without
@@ -266,10 +274,10 @@ TEST(OpDbInts, IntegerInputsMatchPyTorch) {
   int ran = 0;
   for (const OpInfo& op : registry()) {
     const StateDict& file = reference_file(op.group);
-    for (const char* suffix : {"i64", "i32"}) {
+    for (const auto& [suffix, dtype] : int_variants()) {
       const std::string key = case_key(op) + "__" + suffix;
       if (!file.contains(key + ".x0")) continue;
-      SCOPED_TRACE(fmt::format("{}.{} with {} inputs", op.op, op.variant, suffix));
+      SCOPED_TRACE(fmt::format("{}.{} with {} inputs", op.op, op.variant, to_string(dtype)));
       Tensors xs;
       for (int i = 0; file.contains(fmt::format("{}.x{}", key, i)); ++i) xs.push_back(file.at(fmt::format("{}.x{}", key, i)));
       Tensors ys;
@@ -291,7 +299,7 @@ TEST(OpDbInts, IntegerInputsMatchPyTorch) {
       }
     }
   }
-  EXPECT_GT(ran, 500);
+  EXPECT_GT(ran, 1500);
 }
 
 // ---- the database as a whole ----
@@ -429,12 +437,12 @@ std::string dtype_list(const std::vector<const OpInfo*>& variants) {
     }
     if (std::none_of(xs.begin(), xs.end(), [](const Tensor& x) { return x.is_floating_point(); })) {
       for (const Tensor& x : xs) note(x.dtype());
-      continue;
+    } else {
+      note(kFloat64);
+      for (ScalarType dt : test_dtypes(*op)) note(dt);
     }
-    note(kFloat64);
-    for (ScalarType dt : test_dtypes(*op)) note(dt);
     const StateDict& file = reference_file(op->group);
-    for (const auto& [suffix, dt] : {std::pair{"i64", kInt64}, std::pair{"i32", kInt32}})
+    for (const auto& [suffix, dt] : int_variants())
       if (file.contains(case_key(*op) + "__" + suffix + ".x0"))
         note(dt);  // OpDbInts runs it
   }
@@ -460,8 +468,8 @@ std::string coverage_markdown() {
         "--gtest_filter=OpDbTable.*`; do not edit by hand. Every op listed with variants is tested against "
         "PyTorch 1.13's values (forward, non-contiguous inputs, gradient, finite differences of the first "
         "and, where the autograd column says so, second derivative, the dtypes shown: float64 against PyTorch's "
-        "values, float32, bfloat16 and float16 at their tolerances, int64 and int32 forward against PyTorch's outputs on "
-        "integer inputs). The surface is "
+        "values, float32, bfloat16 and float16 at their tolerances, int64, int32, int8, uint8 and bool forward against "
+        "PyTorch's outputs on integer and bool inputs, where PyTorch takes them). Ember has no int16 dtype. The surface is "
         "`../shared/OPS.md`'s, plus a last section of exported ops it does not list.\n\n"
      << fmt::format("{} of {} ops have entries.\n", covered, total);
   for (const auto& [section, names] : s.sections) {

@@ -81,10 +81,10 @@ r.case("logical_or", "default", [torch.tensor([True, False, True, False]), torch
 r.case("logical_xor", "default", [torch.tensor([True, False, True, False]), torch.tensor([True, True, False, False])],
        torch.logical_xor, grad=False)
 r.case("logical_not", "float", [f64(0.0, 1.5, -0.0, nan)], torch.logical_not, grad=False)
-r.case("bitwise_and", "default", [i64(12, -7, 255, 0), i64(10, 3, -1, 5)], torch.bitwise_and, grad=False)
-r.case("bitwise_or", "default", [i64(12, -7, 255, 0), i64(10, 3, -1, 5)], torch.bitwise_or, grad=False)
-r.case("bitwise_xor", "default", [i64(12, -7, 255, 0), i64(10, 3, -1, 5)], torch.bitwise_xor, grad=False)
-r.case("bitwise_not", "default", [i64(12, -7, 0)], torch.bitwise_not, grad=False)
+r.case("bitwise_and", "default", [i64(12, -7, 255, 0), i64(10, 3, -1, 5)], torch.bitwise_and, grad=False, retype=True)
+r.case("bitwise_or", "default", [i64(12, -7, 255, 0), i64(10, 3, -1, 5)], torch.bitwise_or, grad=False, retype=True)
+r.case("bitwise_xor", "default", [i64(12, -7, 255, 0), i64(10, 3, -1, 5)], torch.bitwise_xor, grad=False, retype=True)
+r.case("bitwise_not", "default", [i64(12, -7, 0)], torch.bitwise_not, grad=False, retype=True)
 
 # ---- new unary math ----
 r.case("tan", "default", [uniform(-1.4, 1.4, 3, 4)], torch.tan)
@@ -142,6 +142,11 @@ r.case("bitwise_left_shift", "default", [i64(1, -3, 5, 7, 1), i64(3, 2, 0, 60, 6
        grad=False)
 r.case("bitwise_right_shift", "default", [i64(64, -64, 5, -7, 9), i64(3, 2, 0, 63, 1)],
        torch.bitwise_right_shift, grad=False)
+# Counts within [0, 8): defined in every integer dtype, so run in all of them.
+r.case("bitwise_left_shift", "narrow", [i64(1, -3, 5, 7, 100, -128), i64(3, 2, 0, 7, 1, 1)],
+       torch.bitwise_left_shift, grad=False, retype=True)
+r.case("bitwise_right_shift", "narrow", [i64(64, -64, 5, -7, 127, -128), i64(3, 2, 0, 7, 1, 6)],
+       torch.bitwise_right_shift, grad=False, retype=True)
 r.case("logaddexp", "broadcast", [randn(3, 4), randn(4)], torch.logaddexp)
 r.case("logaddexp", "edge", [f64(inf, -inf, -inf, 1.0, inf), f64(inf, -inf, 2.0, -inf, -inf)], torch.logaddexp,
        grad=False)

@@ -19,7 +19,7 @@ import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NAMES = {torch.float64: "F64", torch.float32: "F32", torch.int64: "I64", torch.int32: "I32",
-         torch.bool: "BOOL", torch.uint8: "U8"}
+         torch.int8: "I8", torch.bool: "BOOL", torch.uint8: "U8"}
 
 
 # The integer dtypes a case is also run in (int_variants): its floating
@@ -27,7 +27,16 @@ NAMES = {torch.float64: "F64", torch.float32: "F32", torch.int64: "I64", torch.i
 # case "<op>.<variant>__<i64|i32>" stores those inputs and PyTorch's outputs
 # (forward only). Where PyTorch raises, no case: Ember is not asked to do
 # what PyTorch does not.
-INT_DTYPES = (torch.int64, torch.int32)
+INT_DTYPES = (torch.int64, torch.int32, torch.int8, torch.uint8, torch.bool)
+
+
+def as_int(x, dt):
+    """A case's floating input in an integer dtype: round(3 x), its magnitude
+    for uint8 (no wrap-around of negatives), and x > 0 for bool."""
+    if dt == torch.bool:
+        return x.detach() > 0
+    r = (x.detach() * 3).round()
+    return (r.abs() if dt == torch.uint8 else r).to(dt)
 
 
 class RefFile:
@@ -41,13 +50,22 @@ class RefFile:
         assert key not in self.tensors, f"{key} written twice"
         self.tensors[key] = t.detach().clone().contiguous()
 
-    def int_cases(self, key, inputs, fn):
+    def int_cases(self, key, inputs, fn, retype=False):
+        """retype: an all-int64 case (bitwise ops) is also run with every input
+        converted to each dtype of INT_DTYPES but int64 (as torch converts)."""
         floats = [x for x in inputs if x.is_floating_point()]
-        if not floats or not all(bool(torch.isfinite(x).all()) for x in floats):
-            return
+        if retype:
+            assert inputs and all(x.dtype == torch.int64 for x in inputs), f"{key}: retype needs int64 inputs"
+            convert = lambda x, dt: x.detach().to(dt)
+            dtypes = [dt for dt in INT_DTYPES if dt != torch.int64]
+        else:
+            if not floats or not all(bool(torch.isfinite(x).all()) for x in floats):
+                return
+            convert = lambda x, dt: as_int(x, dt) if x.is_floating_point() else x.detach()
+            dtypes = INT_DTYPES
         rng = torch.get_rng_state()  # a random op must not shift the later cases' inputs
-        for dt in INT_DTYPES:
-            xs = [(x.detach() * 3).round().to(dt) if x.is_floating_point() else x.detach() for x in inputs]
+        for dt in dtypes:
+            xs = [convert(x, dt) for x in inputs]
             try:
                 ys = fn(*xs)
             except Exception:
@@ -62,12 +80,13 @@ class RefFile:
                 self.put(f"{name}.y{k}", y)
         torch.set_rng_state(rng)
 
-    def case(self, op, variant, inputs, fn, grad=True):
-        """Runs fn(*inputs); grad=False for ops marked not differentiable."""
+    def case(self, op, variant, inputs, fn, grad=True, retype=False):
+        """Runs fn(*inputs); grad=False for ops marked not differentiable;
+        retype=True for an all-int64 case to run in the other integer dtypes."""
         assert "." not in variant
         key = f"{op}.{variant}"
         if self.int_variants:
-            self.int_cases(key, inputs, fn)
+            self.int_cases(key, inputs, fn, retype)
         xs = [x.detach().clone().requires_grad_(grad and x.is_floating_point()) for x in inputs]
         for i, x in enumerate(xs):
             self.put(f"{key}.x{i}", x)
