@@ -215,4 +215,114 @@ Tensor Tensor::isclose(const Tensor& o, double rtol, double atol, bool equal_nan
   return ember::isclose(*this, o, rtol, atol, equal_nan);
 }
 
+// ---- the rest of PyTorch's methods over OPS.md's ops ----
+Tensor Tensor::addcmul(const Tensor& t1, const Tensor& t2, const Scalar& value) const {
+  return ember::addcmul(*this, t1, t2, value);
+}
+Tensor Tensor::addcdiv(const Tensor& t1, const Tensor& t2, const Scalar& value) const {
+  return ember::addcdiv(*this, t1, t2, value);
+}
+Tensor Tensor::lerp(const Tensor& end, const Scalar& weight) const { return ember::lerp(*this, end, weight); }
+Tensor Tensor::floor_divide(const Tensor& o) const { return ember::floor_divide(*this, o); }
+Tensor Tensor::floor_divide(const Scalar& o) const { return ember::floor_divide(*this, o); }
+Tensor Tensor::bitwise_and(const Tensor& o) const { return ember::bitwise_and(*this, o); }
+Tensor Tensor::bitwise_or(const Tensor& o) const { return ember::bitwise_or(*this, o); }
+Tensor Tensor::bitwise_xor(const Tensor& o) const { return ember::bitwise_xor(*this, o); }
+Tensor Tensor::bitwise_not() const { return ember::bitwise_not(*this); }
+Tensor Tensor::logical_and(const Tensor& o) const { return ember::logical_and(*this, o); }
+Tensor Tensor::logical_or(const Tensor& o) const { return ember::logical_or(*this, o); }
+Tensor Tensor::logical_xor(const Tensor& o) const { return ember::logical_xor(*this, o); }
+Tensor Tensor::eq(const Scalar& o) const { return ember::eq(*this, o); }
+Tensor Tensor::ne(const Scalar& o) const { return ember::ne(*this, o); }
+Tensor Tensor::lt(const Scalar& o) const { return ember::lt(*this, o); }
+Tensor Tensor::le(const Scalar& o) const { return ember::le(*this, o); }
+Tensor Tensor::gt(const Scalar& o) const { return ember::gt(*this, o); }
+Tensor Tensor::ge(const Scalar& o) const { return ember::ge(*this, o); }
+bool Tensor::allclose(const Tensor& o, double rtol, double atol, bool equal_nan) const {
+  return ember::allclose(*this, o, rtol, atol, equal_nan);
+}
+bool Tensor::equal(const Tensor& o) const { return ember::equal(*this, o); }
+Tensor Tensor::broadcast_to(IntArrayRef sizes) const { return ember::broadcast_to(*this, sizes); }
+Tensor Tensor::where(const Tensor& condition, const Tensor& other) const {
+  return ember::where(condition, *this, other);
+}
+Tensor Tensor::where(const Tensor& condition, const Scalar& other) const {
+  return ember::where(condition, *this, other);
+}
+Tensor Tensor::prelu(const Tensor& weight) const { return ember::prelu(*this, weight); }
+Tensor Tensor::hardshrink(double lambd) const { return ember::hardshrink(*this, lambd); }
+
+#define EMBER_UNARY_INPLACE(name)                                                     \
+  Tensor& Tensor::name##_() {                                                         \
+    return assign(*this, #name, [](const Tensor& t) { return ember::name(t); }); \
+  }
+EMBER_UNARY_INPLACE(ceil)
+EMBER_UNARY_INPLACE(floor)
+EMBER_UNARY_INPLACE(round)
+EMBER_UNARY_INPLACE(sin)
+EMBER_UNARY_INPLACE(cos)
+EMBER_UNARY_INPLACE(erf)
+EMBER_UNARY_INPLACE(log1p)
+EMBER_UNARY_INPLACE(rsqrt)
+EMBER_UNARY_INPLACE(reciprocal)
+EMBER_UNARY_INPLACE(sign)
+EMBER_UNARY_INPLACE(square)
+EMBER_UNARY_INPLACE(bitwise_not)
+EMBER_UNARY_INPLACE(logical_not)
+#undef EMBER_UNARY_INPLACE
+
+Tensor& Tensor::round_(int64_t decimals) {
+  return assign(*this, "round", [&](const Tensor& t) { return ember::round(t, decimals); });
+}
+
+#define EMBER_BINARY_INPLACE(name, Other)                                                         \
+  Tensor& Tensor::name##_(const Other& o) {                                                       \
+    return assign(*this, #name, [&](const Tensor& t) { return ember::name(t, o); }, other_of(o)); \
+  }
+namespace {
+const Tensor* other_of(const Tensor& o) { return &o; }
+const Tensor* other_of(const Scalar&) { return nullptr; }
+}  // namespace
+EMBER_BINARY_INPLACE(floor_divide, Tensor)
+EMBER_BINARY_INPLACE(floor_divide, Scalar)
+EMBER_BINARY_INPLACE(remainder, Tensor)
+EMBER_BINARY_INPLACE(remainder, Scalar)
+EMBER_BINARY_INPLACE(bitwise_and, Tensor)
+EMBER_BINARY_INPLACE(bitwise_or, Tensor)
+EMBER_BINARY_INPLACE(bitwise_xor, Tensor)
+EMBER_BINARY_INPLACE(logical_and, Tensor)
+EMBER_BINARY_INPLACE(logical_or, Tensor)
+EMBER_BINARY_INPLACE(logical_xor, Tensor)
+EMBER_BINARY_INPLACE(eq, Tensor)
+EMBER_BINARY_INPLACE(eq, Scalar)
+EMBER_BINARY_INPLACE(ne, Tensor)
+EMBER_BINARY_INPLACE(ne, Scalar)
+EMBER_BINARY_INPLACE(lt, Tensor)
+EMBER_BINARY_INPLACE(lt, Scalar)
+EMBER_BINARY_INPLACE(le, Tensor)
+EMBER_BINARY_INPLACE(le, Scalar)
+EMBER_BINARY_INPLACE(gt, Tensor)
+EMBER_BINARY_INPLACE(gt, Scalar)
+EMBER_BINARY_INPLACE(ge, Tensor)
+EMBER_BINARY_INPLACE(ge, Scalar)
+#undef EMBER_BINARY_INPLACE
+
+// ---- in-place views: self's impl takes the view's geometry ----
+namespace {
+Tensor& restride(Tensor& self, const char* op, const Tensor& view) {
+  EMBER_CHECK(!(GradMode::is_enabled() && self.requires_grad()),
+              "{}_: in-place view ops are not supported on a tensor that requires grad; use {} (a view) instead", op,
+              op);
+  self.impl()->set_sizes_and_strides(DimVector(view.sizes().begin(), view.sizes().end()),
+                                     DimVector(view.strides().begin(), view.strides().end()), view.storage_offset());
+  return self;
+}
+}  // namespace
+Tensor& Tensor::squeeze_() { return restride(*this, "squeeze", squeeze()); }
+Tensor& Tensor::squeeze_(int64_t dim) { return restride(*this, "squeeze", squeeze(dim)); }
+Tensor& Tensor::unsqueeze_(int64_t dim) { return restride(*this, "unsqueeze", unsqueeze(dim)); }
+Tensor& Tensor::transpose_(int64_t dim0, int64_t dim1) { return restride(*this, "transpose", transpose(dim0, dim1)); }
+Tensor& Tensor::swapdims_(int64_t dim0, int64_t dim1) { return restride(*this, "swapdims", swapdims(dim0, dim1)); }
+Tensor& Tensor::t_() { return restride(*this, "t", t()); }
+
 }  // namespace ember

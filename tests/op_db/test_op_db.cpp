@@ -421,6 +421,29 @@ TEST(OpDbTable, EveryExportedOpHasAnEntry) {
     EXPECT_TRUE(exported.contains(name)) << name << " is no longer exported: drop it from tested_elsewhere()";
 }
 
+// PyTorch's Tensor methods over the surface (tests/data/op_db/gen_methods.py
+// lists them with torch): each is declared in ember/core/tensor.h, so a
+// port's x.floor_divide_(2) or x.unsqueeze_(0) compiles.
+TEST(OpDbTable, EveryPyTorchTensorMethodExists) {
+  static const std::regex decl(R"(^\s+(?:[A-Za-z_][\w:<>,]*\s*[&*]?\s+)+([a-z_][a-z0-9_]*)\()");
+  std::set<std::string> declared;
+  std::ifstream header(std::string(EMBER_SOURCE_DIR) + "/include/ember/core/tensor.h");
+  std::string line;
+  std::smatch m;
+  while (std::getline(header, line))
+    if (line.find("//") == std::string::npos && std::regex_search(line, m, decl)) declared.insert(m[1]);
+  ASSERT_GT(declared.size(), 300u) << "the header parse found too few methods";
+  std::ifstream list(std::string(EMBER_SOURCE_DIR) + "/tests/data/op_db/tensor_methods.txt");
+  int checked = 0;
+  while (std::getline(list, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    ++checked;
+    EXPECT_TRUE(declared.contains(line)) << "torch.Tensor." << line << " has no Tensor::" << line
+                                         << " in include/ember/core/tensor.h";
+  }
+  EXPECT_GT(checked, 300);
+}
+
 // Every dtype some variant of the op runs in: float64 and test_dtypes for
 // a case with floating inputs, and int64/int32 where it has integer-input
 // cases; an integer or bool case runs in its inputs' dtypes only.

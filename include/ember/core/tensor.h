@@ -328,6 +328,80 @@ class Tensor {
   Tensor& bitwise_right_shift_(const Tensor& o);
   Tensor& div_(const Tensor& o, std::optional<std::string_view> rounding_mode);
   Tensor& clamp_(const std::optional<Tensor>& min, const std::optional<Tensor>& max);
+  // The rest of PyTorch's methods and `_` forms over the ops of
+  // ../shared/OPS.md (tests/data/op_db/tensor_methods.txt lists them;
+  // OpDbTable.EveryPyTorchTensorMethodExists checks this header).
+  Tensor addcmul(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
+  Tensor addcdiv(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
+  Tensor lerp(const Tensor& end, const Scalar& weight) const;
+  Tensor floor_divide(const Tensor& o) const;
+  Tensor floor_divide(const Scalar& o) const;
+  Tensor bitwise_and(const Tensor& o) const;
+  Tensor bitwise_or(const Tensor& o) const;
+  Tensor bitwise_xor(const Tensor& o) const;
+  Tensor bitwise_not() const;
+  Tensor logical_and(const Tensor& o) const;
+  Tensor logical_or(const Tensor& o) const;
+  Tensor logical_xor(const Tensor& o) const;
+  Tensor eq(const Scalar& o) const;
+  Tensor ne(const Scalar& o) const;
+  Tensor lt(const Scalar& o) const;
+  Tensor le(const Scalar& o) const;
+  Tensor gt(const Scalar& o) const;
+  Tensor ge(const Scalar& o) const;
+  bool allclose(const Tensor& o, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false) const;
+  bool equal(const Tensor& o) const;
+  Tensor broadcast_to(IntArrayRef sizes) const;
+  // PyTorch's x.where(condition, y): x where condition holds, else y.
+  Tensor where(const Tensor& condition, const Tensor& other) const;
+  Tensor where(const Tensor& condition, const Scalar& other) const;
+  Tensor prelu(const Tensor& weight) const;
+  Tensor hardshrink(double lambd = 0.5) const;
+  Tensor& ceil_();
+  Tensor& floor_();
+  Tensor& round_();
+  Tensor& round_(int64_t decimals);
+  Tensor& sin_();
+  Tensor& cos_();
+  Tensor& erf_();
+  Tensor& log1p_();
+  Tensor& rsqrt_();
+  Tensor& reciprocal_();
+  Tensor& sign_();
+  Tensor& square_();
+  Tensor& floor_divide_(const Tensor& o);
+  Tensor& floor_divide_(const Scalar& o);
+  Tensor& remainder_(const Tensor& o);
+  Tensor& remainder_(const Scalar& o);
+  Tensor& bitwise_and_(const Tensor& o);
+  Tensor& bitwise_or_(const Tensor& o);
+  Tensor& bitwise_xor_(const Tensor& o);
+  Tensor& bitwise_not_();
+  Tensor& logical_and_(const Tensor& o);
+  Tensor& logical_or_(const Tensor& o);
+  Tensor& logical_xor_(const Tensor& o);
+  Tensor& logical_not_();
+  // Comparisons in place write 1 or 0 in self's dtype.
+  Tensor& eq_(const Tensor& o);
+  Tensor& eq_(const Scalar& o);
+  Tensor& ne_(const Tensor& o);
+  Tensor& ne_(const Scalar& o);
+  Tensor& lt_(const Tensor& o);
+  Tensor& lt_(const Scalar& o);
+  Tensor& le_(const Tensor& o);
+  Tensor& le_(const Scalar& o);
+  Tensor& gt_(const Tensor& o);
+  Tensor& gt_(const Scalar& o);
+  Tensor& ge_(const Tensor& o);
+  Tensor& ge_(const Scalar& o);
+  // In-place views change self's shape and strides (every handle to it
+  // sees them), as in PyTorch; refused on a tensor that requires grad.
+  Tensor& squeeze_();
+  Tensor& squeeze_(int64_t dim);
+  Tensor& unsqueeze_(int64_t dim);
+  Tensor& transpose_(int64_t dim0, int64_t dim1);
+  Tensor& swapdims_(int64_t dim0, int64_t dim1);
+  Tensor& t_();
 
   // ---- reductions ----
   Tensor sum(std::optional<ScalarType> dtype = std::nullopt) const;
