@@ -7,6 +7,7 @@
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/reduction.h"
+#include "ops/op_util.h"
 
 namespace ember::nn {
 
@@ -37,6 +38,11 @@ Tensor Tanh::forward(const Tensor& input) { return tanh(input); }
 Tensor Softmax::forward(const Tensor& input) { return softmax(input, dim); }
 std::string Softmax::extra_repr() const { return fmt::format("dim={}", dim); }
 
+Tensor Softmax2d::forward(const Tensor& input) {
+  EMBER_CHECK(input.dim() == 3 || input.dim() == 4, "Softmax2d: expected a 3D or 4D tensor as input, got shape {}",
+              shape_str(input.sizes()));
+  return softmax(input, -3);
+}
 Tensor LogSoftmax::forward(const Tensor& input) { return log_softmax(input, dim); }
 std::string LogSoftmax::extra_repr() const { return fmt::format("dim={}", dim); }
 

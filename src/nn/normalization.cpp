@@ -77,6 +77,10 @@ void BatchNorm2d::check_input_dim(const Tensor& input) const {
   EMBER_CHECK(input.dim() == 4, "BatchNorm2d: expected 4D input (got {}D input)", input.dim());
 }
 
+void BatchNorm3d::check_input_dim(const Tensor& input) const {
+  EMBER_CHECK(input.dim() == 5, "BatchNorm3d: expected 5D input (got {}D input)", input.dim());
+}
+
 // ---- LayerNorm ----
 
 LayerNorm::LayerNorm(std::vector<int64_t> shape, double eps_, bool affine, ScalarType dtype)

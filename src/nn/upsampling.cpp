@@ -5,7 +5,8 @@
 
 namespace ember::nn {
 
-Upsample::Upsample(InterpolateOptions o) : Module("Upsample"), options(std::move(o)) {}
+Upsample::Upsample(InterpolateOptions o) : Upsample("Upsample", std::move(o)) {}
+Upsample::Upsample(std::string type_name, InterpolateOptions o) : Module(std::move(type_name)), options(std::move(o)) {}
 
 Tensor Upsample::forward(const Tensor& input) { return interpolate(input, options); }
 

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <iterator>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -442,6 +443,29 @@ TEST(OpDbTable, EveryPyTorchTensorMethodExists) {
                                          << " in include/ember/core/tensor.h";
   }
   EXPECT_GT(checked, 300);
+}
+
+// The torch.nn modules over OPS.md's functionals (tests/data/op_db/
+// gen_modules.py lists them, and the ones left out with their reasons):
+// each is a class of include/ember/nn, by PyTorch's name.
+TEST(OpDbTable, EveryPyTorchModuleOfTheSurfaceExists) {
+  static const std::regex decl(R"((?:class|struct)\s+(\w+)|EMBER_\w*LAYER\((\w+))");
+  std::set<std::string> declared;
+  for (const auto& file : std::filesystem::directory_iterator(std::string(EMBER_SOURCE_DIR) + "/include/ember/nn")) {
+    std::ifstream in(file.path());
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (std::sregex_iterator it(text.begin(), text.end(), decl), end; it != end; ++it)
+      declared.insert((*it)[1].matched ? (*it)[1].str() : (*it)[2].str());
+  }
+  std::ifstream list(std::string(EMBER_SOURCE_DIR) + "/tests/data/op_db/nn_modules.txt");
+  std::string line;
+  int checked = 0;
+  while (std::getline(list, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    ++checked;
+    EXPECT_TRUE(declared.contains(line)) << "torch.nn." << line << " has no nn::" << line << " in include/ember/nn";
+  }
+  EXPECT_GT(checked, 100);
 }
 
 // Every dtype some variant of the op runs in: float64 and test_dtypes for

@@ -56,6 +56,13 @@ class Softmax : public Module {
   const int64_t dim;
 };
 
+// Softmax over the channels of a (C, H, W) or (N, C, H, W) input.
+class Softmax2d : public Module {
+ public:
+  Softmax2d() : Module("Softmax2d") {}
+  Tensor forward(const Tensor& input) override;
+};
+
 class LogSoftmax : public Module {
  public:
   explicit LogSoftmax(int64_t dim) : Module("LogSoftmax"), dim(dim) {}

@@ -1,4 +1,4 @@
-// Normalisation layers: BatchNorm1d/2d, InstanceNorm1d/2d/3d, LayerNorm,
+// Normalisation layers: BatchNorm1d/2d/3d, InstanceNorm1d/2d/3d, LayerNorm,
 // GroupNorm, LocalResponseNorm.
 #pragma once
 
@@ -54,6 +54,17 @@ class BatchNorm2d : public BatchNorm {
   explicit BatchNorm2d(int64_t num_features, double eps = 1e-5, std::optional<double> momentum = 0.1,
                        bool affine = true, bool track_running_stats = true, ScalarType dtype = kFloat32)
       : BatchNorm("BatchNorm2d", num_features, eps, momentum, affine, track_running_stats, dtype) {}
+
+ protected:
+  void check_input_dim(const Tensor& input) const override;
+};
+
+// Input (N, C, D, H, W).
+class BatchNorm3d : public BatchNorm {
+ public:
+  explicit BatchNorm3d(int64_t num_features, double eps = 1e-5, std::optional<double> momentum = 0.1,
+                       bool affine = true, bool track_running_stats = true, ScalarType dtype = kFloat32)
+      : BatchNorm("BatchNorm3d", num_features, eps, momentum, affine, track_running_stats, dtype) {}
 
  protected:
   void check_input_dim(const Tensor& input) const override;
