@@ -523,6 +523,11 @@ Tensor masked_fill(const Tensor& a, const Tensor& mask, const Scalar& value) {
 Tensor lerp(const Tensor& a, const Tensor& end, const Scalar& weight) {
   return add(a, mul(sub(end, a), weight));
 }
+Tensor lerp(const Tensor& a, const Tensor& end, const Tensor& weight) {
+  EMBER_CHECK_TYPE(weight.dtype() == a.dtype(), "lerp: expected dtype {} for `weight` but got dtype {}",
+                   to_string(a.dtype()), to_string(weight.dtype()));
+  return add(a, mul(sub(end, a), weight));
+}
 // On integer tensors value is cast to their dtype first, as in PyTorch
 // (addcmul(int64, ..., value=2.7) scales by 2).
 Tensor addcmul(const Tensor& a, const Tensor& t1, const Tensor& t2, const Scalar& value) {

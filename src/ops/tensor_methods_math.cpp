@@ -223,6 +223,7 @@ Tensor Tensor::addcdiv(const Tensor& t1, const Tensor& t2, const Scalar& value) 
   return ember::addcdiv(*this, t1, t2, value);
 }
 Tensor Tensor::lerp(const Tensor& end, const Scalar& weight) const { return ember::lerp(*this, end, weight); }
+Tensor Tensor::lerp(const Tensor& end, const Tensor& weight) const { return ember::lerp(*this, end, weight); }
 Tensor Tensor::floor_divide(const Tensor& o) const { return ember::floor_divide(*this, o); }
 Tensor Tensor::floor_divide(const Scalar& o) const { return ember::floor_divide(*this, o); }
 Tensor Tensor::bitwise_and(const Tensor& o) const { return ember::bitwise_and(*this, o); }

@@ -93,6 +93,7 @@ void core_arithmetic(Entries& e) {
   e.kernel("clamp", "min_only", EMBER_FN(clamp(x[0], 0.1, std::nullopt)));
   e.composite("clamp", "tensor_bounds", EMBER_FN(clamp(x[0], x[1], x[2])));
   e.composite("lerp", "default", EMBER_FN(lerp(x[0], x[1], 0.3))).dtypes = kF32;
+  e.composite("lerp", "tensor_weight", EMBER_FN(x[0].lerp(x[1], x[2]))).dtypes = kF32;
   e.composite("addcmul", "default", EMBER_FN(addcmul(x[0], x[1], x[2], 0.5))).dtypes = kF32;
   e.composite("addcdiv", "default", EMBER_FN(addcdiv(x[0], x[1], x[2], 2))).dtypes = kF32;
   e.forward_only("logical_and", "default", EMBER_FN(logical_and(x[0], x[1])));

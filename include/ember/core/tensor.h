@@ -334,6 +334,7 @@ class Tensor {
   Tensor addcmul(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
   Tensor addcdiv(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
   Tensor lerp(const Tensor& end, const Scalar& weight) const;
+  Tensor lerp(const Tensor& end, const Tensor& weight) const;
   Tensor floor_divide(const Tensor& o) const;
   Tensor floor_divide(const Scalar& o) const;
   Tensor bitwise_and(const Tensor& o) const;

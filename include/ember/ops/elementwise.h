@@ -70,6 +70,8 @@ Tensor clamp_min(const Tensor& a, const Scalar& min);
 Tensor clamp_max(const Tensor& a, const Scalar& max);
 Tensor masked_fill(const Tensor& a, const Tensor& mask, const Scalar& value);
 Tensor lerp(const Tensor& a, const Tensor& end, const Scalar& weight);
+// A weight tensor broadcasts with a and end, and has their dtype (as in PyTorch).
+Tensor lerp(const Tensor& a, const Tensor& end, const Tensor& weight);
 Tensor addcmul(const Tensor& a, const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
 Tensor addcdiv(const Tensor& a, const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
 

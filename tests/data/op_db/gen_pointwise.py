@@ -243,4 +243,6 @@ r.case("softmax", "dtype_from_int64", [torch.tensor([[1, 2, 3], [0, -1, 4]])],
        lambda x: F.softmax(x, 1, dtype=torch.float64), grad=False)
 r.case("log_softmax", "dtype_float32", [randn(3, 4)], lambda x: F.log_softmax(x, -1, dtype=torch.float32))
 r.case("softmin", "dtype_float32", [randn(2, 5)], lambda x: F.softmin(x, 0, dtype=torch.float32))
+# Appended last: a case added earlier would shift every later case's random inputs.
+r.case("lerp", "tensor_weight", [randn(3, 4), randn(4), uniform(0, 1, 3, 1)], torch.lerp)
 r.write()
