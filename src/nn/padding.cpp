@@ -18,14 +18,14 @@ std::vector<int64_t> expand_padding(const std::string& type_name, int64_t dims, 
 
 }  // namespace
 
-PadNd::PadNd(std::string type_name, int64_t dims, std::vector<int64_t> p, std::string m, double v)
+PadNd::PadNd(std::string type_name, int64_t dims, std::vector<int64_t> p, std::string m, std::optional<double> v)
     : Module(type_name), padding(expand_padding(type_name, dims, std::move(p))), mode(std::move(m)), value(v) {}
 
-Tensor PadNd::forward(const Tensor& input) { return pad(input, padding, mode, value); }
+Tensor PadNd::forward(const Tensor& input) { return pad(input, padding, mode, value.value_or(0.0)); }
 
 // PyTorch prints the padding tuple alone, and ConstantPadNd adds the value.
 std::string PadNd::extra_repr() const {
-  if (type_name().starts_with("ConstantPad")) return fmt::format("padding={}, value={}", py_tuple(padding), py_float(value));
+  if (value) return fmt::format("padding={}, value={}", py_tuple(padding), py_float(*value));
   return py_tuple(padding);
 }
 

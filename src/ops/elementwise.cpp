@@ -193,13 +193,17 @@ ScalarType result_type(const Tensor& a, const Scalar& b) {
 // formula per input, written in tensor ops so double backward works.
 namespace {
 bool is_one(const Scalar& s) { return s.is_integral() && s.to_long() == 1; }
+
+// alpha * b for a + alpha * b. A bool sum is a logical or, and alpha applies
+// as bool(alpha), as in PyTorch's kernels: add(a, b, alpha=2) of bools stays bool.
+Tensor alpha_times(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  if (result_type(a, b) == kBool) return alpha.to_bool() ? b : zeros_like(b);
+  return mul(b, alpha);
+}
 }  // namespace
 
-// A bool sum is a logical or, and alpha applies as bool(alpha), as in
-// PyTorch's kernels: add(a, b, alpha=2) of bools stays bool.
 Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  if (!is_one(alpha) && result_type(a, b) == kBool) return add(a, alpha.to_bool() ? b : zeros_like(b));
-  if (!is_one(alpha)) return add(a, mul(b, alpha));
+  if (!is_one(alpha)) return add(a, alpha_times(a, b, alpha));
   ScalarType dt = result_type(a, b);
   Tensor out = binary(Op::add, a, b, dt, dt);
   if (any_requires_grad({&a, &b})) {
@@ -732,8 +736,7 @@ Tensor square(const Tensor& a) {
 
 // ---- in-place ----
 Tensor& add_(Tensor& a, const Tensor& b, const Scalar& alpha) {
-  if (!is_one(alpha) && result_type(a, b) == kBool) return add_(a, alpha.to_bool() ? b : zeros_like(b));
-  if (!(alpha.is_integral() && alpha.to_long() == 1)) return add_(a, mul(b, alpha));
+  if (!is_one(alpha)) return add_(a, alpha_times(a, b, alpha));
   return binary_inplace(Op::add, a, b, result_type(a, b));
 }
 Tensor& mul_(Tensor& a, const Tensor& b) { return binary_inplace(Op::mul, a, b, result_type(a, b)); }

@@ -4,6 +4,7 @@
 // (left, right, top, bottom, front, back) as F.pad does.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,10 +19,11 @@ class PadNd : public Module {
 
   const std::vector<int64_t> padding;  // 2 per padded dim, last dim first
   const std::string mode;
-  const double value;
+  const std::optional<double> value;  // ConstantPadNd's fill (and repr); 0 otherwise
 
  protected:
-  PadNd(std::string type_name, int64_t dims, std::vector<int64_t> padding, std::string mode, double value = 0);
+  PadNd(std::string type_name, int64_t dims, std::vector<int64_t> padding, std::string mode,
+        std::optional<double> value = std::nullopt);
 };
 
 #define EMBER_PAD_LAYER(Name, dims, mode)                                                  \
