@@ -19,6 +19,7 @@
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/indexing.h"
+#include "ember/ops/inplace_functions.h"
 #include "ember/ops/linalg.h"
 #include "ember/ops/nn_functional.h"
 #include "ember/ops/other.h"

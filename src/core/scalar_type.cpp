@@ -25,8 +25,8 @@ ScalarType promote_types(ScalarType a, ScalarType b) {
     if (is_reduced_float(a) && is_reduced_float(b)) return kFloat32;
     return a > b ? a : b;  // Note [dtype order]
   }
-  // Integers: uint8 and int8 need a wider signed type.
-  if ((a == kUInt8 && b == kInt8) || (a == kInt8 && b == kUInt8)) return kInt32;
+  // Integers: uint8 and int8 need the next signed type.
+  if ((a == kUInt8 && b == kInt8) || (a == kInt8 && b == kUInt8)) return kInt16;
   return a > b ? a : b;
 }
 

@@ -24,8 +24,9 @@ void check_collective_tensor(const char* op, const Tensor& t) {
   EMBER_CHECK(t.is_contiguous(), "{}: tensor of shape [{}] is not contiguous; pass t.contiguous() and copy back",
               op, fmt::join(t.sizes(), ", "));
   ScalarType d = t.dtype();
-  EMBER_CHECK(d == kFloat32 || d == kFloat64 || d == kInt32 || d == kInt64 || d == kUInt8 || d == kInt8,
-              "{}: dtype {} is not supported (float32, float64, int32, int64, int8, uint8)", op, to_string(d));
+  EMBER_CHECK(d == kFloat32 || d == kFloat64 || d == kInt32 || d == kInt64 || d == kInt16 || d == kUInt8 ||
+                  d == kInt8,
+              "{}: dtype {} is not supported (float32, float64, int32, int64, int16, int8, uint8)", op, to_string(d));
 }
 
 void check_reduce_op(const char* op, const Tensor& t, ReduceOp r) {

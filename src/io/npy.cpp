@@ -23,7 +23,7 @@ struct Descr {
   ScalarType type;
   const char* code;  // without the byte-order character
 };
-constexpr Descr kDescrs[] = {{kBool, "b1"}, {kUInt8, "u1"}, {kInt8, "i1"},     {kInt32, "i4"},   {kInt64, "i8"},
+constexpr Descr kDescrs[] = {{kBool, "b1"}, {kUInt8, "u1"}, {kInt8, "i1"},     {kInt16, "i2"},   {kInt32, "i4"},   {kInt64, "i8"},
                              {kFloat16, "f2"}, {kBFloat16, "V2"}, {kFloat32, "f4"}, {kFloat64, "f8"}};
 
 // A cursor over numpy's header, a Python dict literal such as
@@ -140,8 +140,8 @@ Tensor npy_from_bytes(const std::string& b, const std::string& source) {
   const Descr* d = nullptr;
   for (const Descr& c : kDescrs)
     if (code == c.code) d = &c;
-  EMBER_NPY_CHECK(d != nullptr, "dtype '{}' is not supported (Ember has bool, uint8, int8, int32, int64, float16, "
-                  "bfloat16 as V2, float32, float64){}", descr,
+  EMBER_NPY_CHECK(d != nullptr, "dtype '{}' is not supported (Ember has bool, uint8, int8, int16, int32, int64, "
+                  "float16, bfloat16 as V2, float32, float64){}", descr,
                   code == "O" ? "; object arrays need pickle, which is refused" : "");
   const size_t el = element_size(d->type);
   uint64_t numel = 1;

@@ -95,7 +95,7 @@ struct StorageType {
 constexpr StorageType kStorages[] = {
     {"FloatStorage", kFloat32}, {"DoubleStorage", kFloat64}, {"HalfStorage", kFloat16},
     {"BFloat16Storage", kBFloat16}, {"LongStorage", kInt64}, {"IntStorage", kInt32},
-    {"CharStorage", kInt8}, {"ByteStorage", kUInt8}, {"BoolStorage", kBool}};
+    {"ShortStorage", kInt16}, {"CharStorage", kInt8}, {"ByteStorage", kUInt8}, {"BoolStorage", kBool}};
 
 class Unpickler {
  public:

@@ -34,7 +34,7 @@ struct DtypeName {
   const char* name;
 };
 constexpr DtypeName kDtypes[] = {{kFloat32, "F32"}, {kFloat64, "F64"}, {kBFloat16, "BF16"}, {kFloat16, "F16"},
-                                 {kInt64, "I64"},   {kInt32, "I32"},   {kInt8, "I8"},       {kUInt8, "U8"},
+                                 {kInt64, "I64"},   {kInt32, "I32"},   {kInt16, "I16"},     {kInt8, "I8"},       {kUInt8, "U8"},
                                  {kBool, "BOOL"}};
 
 std::string errno_text() { return std::strerror(errno); }

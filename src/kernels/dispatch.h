@@ -27,6 +27,7 @@ decltype(auto) dispatch_all(ScalarType t, const char* op, F&& f) {
     EMBER_TYPE_CASE(bool, Bool)
     EMBER_TYPE_CASE(uint8_t, UInt8)
     EMBER_TYPE_CASE(int8_t, Int8)
+    EMBER_TYPE_CASE(int16_t, Int16)
     EMBER_TYPE_CASE(int32_t, Int32)
     EMBER_TYPE_CASE(int64_t, Int64)
     EMBER_TYPE_CASE(Half, Float16)
@@ -44,6 +45,7 @@ decltype(auto) dispatch_numeric(ScalarType t, const char* op, F&& f) {
   switch (t) {
     EMBER_TYPE_CASE(uint8_t, UInt8)
     EMBER_TYPE_CASE(int8_t, Int8)
+    EMBER_TYPE_CASE(int16_t, Int16)
     EMBER_TYPE_CASE(int32_t, Int32)
     EMBER_TYPE_CASE(int64_t, Int64)
     EMBER_TYPE_CASE(Half, Float16)
@@ -74,6 +76,7 @@ decltype(auto) dispatch_integral(ScalarType t, const char* op, F&& f) {
     EMBER_TYPE_CASE(bool, Bool)
     EMBER_TYPE_CASE(uint8_t, UInt8)
     EMBER_TYPE_CASE(int8_t, Int8)
+    EMBER_TYPE_CASE(int16_t, Int16)
     EMBER_TYPE_CASE(int32_t, Int32)
     EMBER_TYPE_CASE(int64_t, Int64)
     default:

@@ -1,12 +1,14 @@
 // dropout1d / dropout3d (channel dropout, over dropout2d's masks) and
-// alpha_dropout (PyTorch's _dropout_impl with is_alpha_dropout).
+// alpha_dropout (PyTorch's _dropout_impl with is_alpha_dropout), and the
+// in-place forms dropout_ and alpha_dropout_.
 #include "ember/ops/dropout.h"
 
 #include <cmath>
 
-#include "ops/op_util.h"
 #include "ember/ops/activation.h"
 #include "ember/ops/factory.h"
+#include "ops/grad_utils.h"
+#include "ops/op_util.h"
 
 namespace ember {
 namespace {
@@ -43,6 +45,14 @@ Tensor alpha_dropout(const Tensor& x, double p, bool training, Generator* gen) {
   Tensor keep = bernoulli(zeros(x.sizes(), TensorOptions(x.dtype())), 1 - p, gen);
   Tensor b = (keep - 1) * (alpha * a) + alpha * a * p;
   return x * (keep * a) + b;
+}
+
+Tensor& dropout_(Tensor& x, double p, bool training, Generator* gen) {
+  return write_into(x, "dropout_", [&](const Tensor& t) { return dropout(t, p, training, gen); });
+}
+
+Tensor& alpha_dropout_(Tensor& x, double p, bool training, Generator* gen) {
+  return write_into(x, "alpha_dropout_", [&](const Tensor& t) { return alpha_dropout(t, p, training, gen); });
 }
 
 }  // namespace ember

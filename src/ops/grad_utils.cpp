@@ -25,6 +25,11 @@ Tensor grad_for(const Tensor& g, const Tensor& input) {
   return grad_for(g, input.sizes(), input.dtype());
 }
 
+Tensor& write_into(Tensor& x, const char* op, const std::function<Tensor(const Tensor&)>& compute) {
+  if (any_requires_grad({&x})) return inplace_with_grad(x, op, compute);
+  return x.copy_(compute(x));
+}
+
 Tensor& inplace_with_grad(Tensor& self, const char* op, const std::function<Tensor(const Tensor&)>& compute) {
   check_inplace(self, op);
   // A tensor that already requires grad has its views tracked (Note [views

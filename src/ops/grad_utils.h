@@ -47,4 +47,8 @@ class GradTarget {
 // takes over the result's history. Refuses leaves, views and shared storage.
 Tensor& inplace_with_grad(Tensor& self, const char* op, const std::function<Tensor(const Tensor&)>& compute);
 
+// The in-place form of an out-of-place op: inplace_with_grad when x takes
+// part in autograd, else the result copied into x.
+Tensor& write_into(Tensor& x, const char* op, const std::function<Tensor(const Tensor&)>& compute);
+
 }  // namespace ember

@@ -132,14 +132,6 @@ Tensor gumbel_softmax(const Tensor& logits, double tau, bool hard, int64_t dim, 
 }
 
 // ---- in-place forms ----
-namespace {
-// Under autograd the op runs on x's old value (its backward keeps it) and x
-// takes over the result's history.
-Tensor& write_into(Tensor& x, const char* op, const std::function<Tensor(const Tensor&)>& compute) {
-  if (any_requires_grad({&x})) return inplace_with_grad(x, op, compute);
-  return x.copy_(compute(x));
-}
-}  // namespace
 Tensor& threshold_(Tensor& x, double threshold, double value) {
   return write_into(x, "threshold_", [&](const Tensor& t) { return ember::threshold(t, threshold, value); });
 }

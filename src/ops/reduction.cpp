@@ -169,6 +169,7 @@ const char* torch_type_name(ScalarType t) {
     case kBool: return "Bool";
     case kUInt8: return "Byte";
     case kInt8: return "Char";
+    case kInt16: return "Short";
     case kInt32: return "Int";
     case kInt64: return "Long";
     case kFloat16: return "Half";

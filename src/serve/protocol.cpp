@@ -25,7 +25,7 @@ struct DatatypeRow {
   const char* name;
 };
 constexpr DatatypeRow kDatatypes[] = {
-    {kBool, "BOOL"},   {kUInt8, "UINT8"},  {kInt8, "INT8"},      {kInt32, "INT32"},  {kInt64, "INT64"},
+    {kBool, "BOOL"},   {kUInt8, "UINT8"},  {kInt8, "INT8"},      {kInt16, "INT16"}, {kInt32, "INT32"},  {kInt64, "INT64"},
     {kFloat16, "FP16"}, {ScalarType::BFloat16, "BF16"}, {kFloat32, "FP32"}, {kFloat64, "FP64"},
 };
 
@@ -81,6 +81,7 @@ Tensor make_tensor(ScalarType dtype, const std::vector<const json*>& leaves, con
     case kBool: return fill<bool>(leaves, shape, field);
     case kUInt8: return fill<uint8_t>(leaves, shape, field);
     case kInt8: return fill<int8_t>(leaves, shape, field);
+    case kInt16: return fill<int16_t>(leaves, shape, field);
     case kInt32: return fill<int32_t>(leaves, shape, field);
     case kInt64: return fill<int64_t>(leaves, shape, field);
     case kFloat64: return fill<double>(leaves, shape, field);
@@ -101,6 +102,7 @@ json data_json(const Tensor& t) {
     case kBool: return values_of<bool>(t);
     case kUInt8: return values_of<uint8_t>(t);
     case kInt8: return values_of<int8_t>(t);
+    case kInt16: return values_of<int16_t>(t);
     case kInt32: return values_of<int32_t>(t);
     case kInt64: return values_of<int64_t>(t);
     case kFloat64: return values_of<double>(t);

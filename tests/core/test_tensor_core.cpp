@@ -15,6 +15,13 @@ TEST(ScalarType, PromotionMatchesTorchPromoteTypes) {
   EXPECT_EQ(promote_types(kUInt8, kInt32), kInt32);
   EXPECT_EQ(promote_types(kFloat32, kFloat64), kFloat64);
   EXPECT_EQ(promote_types(kInt8, kInt64), kInt64);
+  EXPECT_EQ(promote_types(kUInt8, kInt8), kInt16);
+  EXPECT_EQ(promote_types(kInt16, kUInt8), kInt16);
+  EXPECT_EQ(promote_types(kInt16, kInt8), kInt16);
+  EXPECT_EQ(promote_types(kInt16, kInt32), kInt32);
+  EXPECT_EQ(promote_types(kInt16, kFloat16), kFloat16);
+  EXPECT_EQ(promote_types(kInt16, kBool), kInt16);
+  EXPECT_EQ(element_size(kInt16), 2u);
   EXPECT_EQ(element_size(kBFloat16), 2u);
 }
 

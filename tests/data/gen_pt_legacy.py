@@ -24,6 +24,7 @@ ckpt = {  # as in gen_pt.py
         "bf16": torch.tensor([1.0, -2.0], dtype=torch.bfloat16),
         "i64": torch.tensor([2**62, -5]),
         "i32": torch.tensor([7, -8], dtype=torch.int32),
+        "i16": torch.tensor([-32768, 32767], dtype=torch.int16),
         "i8": torch.tensor([-128, 127], dtype=torch.int8),
         "u8": torch.tensor([0, 255], dtype=torch.uint8),
         "bool": torch.tensor([True, False]),

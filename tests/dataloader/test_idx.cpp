@@ -102,6 +102,15 @@ TEST(DataIdx, RawAndGzipReadAlike) {
   }
 }
 
+TEST(DataIdx, Int16IsReadAsInt16) {
+  // torchvision's read_sn3_pascalvincent_tensor also gives torch.int16 for type 0x0B.
+  TempDir dir;
+  write_bytes(dir.file("s.idx"), idx_bytes(0x0B, {3}, {0x80, 0x00, 0x01, 0x02, 0x7F, 0xFF}));
+  Tensor t = read_idx(dir.file("s.idx"));
+  EXPECT_EQ(t.dtype(), kInt16);
+  EXPECT_EQ(t.to_vector<int64_t>(), (std::vector<int64_t>{-32768, 258, 32767}));
+}
+
 TEST(DataIdx, MissingFile) {
   TempDir dir;
   expect_error([&] { (void)read_idx(dir.file("nope.idx")); }, {"nope.idx", "no such file"});

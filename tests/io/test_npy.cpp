@@ -52,6 +52,11 @@ TEST(Npy, LoadsEveryDtypeWrittenByNumpy) {
   EXPECT_EQ(values<int64_t>(io::load_npy(npy("i64_3.npy"))), (std::vector<int64_t>{int64_t{1} << 62, -5, 7}));
   EXPECT_EQ(values<uint8_t>(io::load_npy(npy("u8_5.npy"))), (std::vector<uint8_t>{251, 252, 253, 254, 255}));
   EXPECT_EQ(values<int8_t>(io::load_npy(npy("i8_3.npy"))), (std::vector<int8_t>{-128, 0, 127}));
+  for (const char* name : {"i16_3.npy", "big_i16_3.npy"}) {
+    Tensor s = io::load_npy(npy(name));
+    EXPECT_EQ(s.dtype(), kInt16) << name;
+    EXPECT_EQ(values<int16_t>(s), (std::vector<int16_t>{-32768, 258, 32767})) << name;
+  }
   Tensor b = io::load_npy(npy("bool_4.npy"));
   EXPECT_EQ(b.dtype(), kBool);
   EXPECT_EQ(values<uint8_t>(b), (std::vector<uint8_t>{1, 0, 0, 1}));
@@ -84,8 +89,8 @@ TEST(Npy, BigEndianAndFortranOrder) {
 }
 
 TEST(Npy, SaveReproducesNumpyFilesBitwise) {
-  for (const char* name : {"f32_2x3", "f64_4", "f16_3", "i32_2x2", "i64_3", "u8_5", "i8_3", "bool_4", "scalar_f64",
-                           "empty_0x3", "bf16_as_v2_3"}) {
+  for (const char* name : {"f32_2x3", "f64_4", "f16_3", "i32_2x2", "i64_3", "u8_5", "i8_3", "i16_3", "bool_4",
+                           "scalar_f64", "empty_0x3", "bf16_as_v2_3"}) {
     const std::string file = npy(std::string(name) + ".npy");
     const std::string original = io::read_file(file);
     EXPECT_EQ(io::npy_to_bytes(io::load_npy(file)), original) << name;

@@ -81,6 +81,8 @@ TEST_P(PytorchFormats, NestedTrainingCheckpoint) {
   EXPECT_EQ(values<uint16_t>(d.at("bf16").to_tensor()), (std::vector<uint16_t>{0x3F80, 0xC000}));
   EXPECT_EQ(values<int64_t>(d.at("i64").to_tensor()), (std::vector<int64_t>{int64_t{1} << 62, -5}));
   EXPECT_EQ(values<int32_t>(d.at("i32").to_tensor()), (std::vector<int32_t>{7, -8}));
+  EXPECT_EQ(d.at("i16").to_tensor().dtype(), kInt16);
+  EXPECT_EQ(values<int16_t>(d.at("i16").to_tensor()), (std::vector<int16_t>{-32768, 32767}));
   EXPECT_EQ(values<int8_t>(d.at("i8").to_tensor()), (std::vector<int8_t>{-128, 127}));
   EXPECT_EQ(values<uint8_t>(d.at("u8").to_tensor()), (std::vector<uint8_t>{0, 255}));
   EXPECT_EQ(d.at("bool").to_tensor().dtype(), kBool);

@@ -34,6 +34,7 @@ TEST(IoSafetensors, RoundTripEveryDtypeAndMetadata) {
   d.insert("f16", randn({2, 2}).to(kFloat16));
   d.insert("i64", arange(6).view({2, 3}));
   d.insert("i32", arange(4).to(kInt32));
+  d.insert("i16", tensor<int16_t>({-32768, 32767}));
   d.insert("i8", tensor<int8_t>({-3, 4}));
   d.insert("u8", tensor<uint8_t>({250, 1}));
   d.insert("bool", tensor<bool>({true, false, true}));

@@ -379,5 +379,41 @@ TEST(OnnxImport, UnsupportedOpsAreListedWithCounts) {
   EXPECT_NE(w.find("cnn.onnx: 2 ONNX op types are not supported: Hardmax (1x), Mish (2x)"), std::string::npos) << w;
 }
 
+
+// ONNX INT16: an initializer in both storage forms (int32_data, one value per
+// entry, and raw little-endian bytes) and a graph input, added in int16.
+TEST(OnnxImport, Int16TensorsInBothStorageForms) {
+  for (bool raw : {false, true}) {
+    SCOPED_TRACE(raw);
+    onnx::ModelProto m;
+    m.set_ir_version(8);
+    m.add_opset_import()->set_version(17);
+    onnx::GraphProto& g = *m.mutable_graph();
+    onnx::TensorProto& w = *g.add_initializer();
+    w.set_name("w");
+    w.set_data_type(onnx::TensorProto::INT16);
+    w.add_dims(3);
+    const int16_t values[] = {-32768, 258, 32767};
+    if (raw) w.set_raw_data(std::string(reinterpret_cast<const char*>(values), sizeof(values)));
+    else for (int16_t v : values) w.add_int32_data(v);
+    for (const char* name : {"x", "y"}) {
+      onnx::ValueInfoProto& v = name[0] == 'x' ? *g.add_input() : *g.add_output();
+      v.set_name(name);
+      v.mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT16);
+      v.mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(3);
+    }
+    onnx::NodeProto& add = *g.add_node();
+    add.set_op_type("Add");
+    add.add_input("x");
+    add.add_input("w");
+    add.add_output("y");
+    const OnnxModel model = OnnxModel::parse(bytes_of(m), "int16.onnx");
+    const std::vector<Tensor> out = model.run({tensor<int16_t>({1, 2, 1})});
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].dtype(), kInt16);
+    EXPECT_EQ(out[0].to_vector<int64_t>(), (std::vector<int64_t>{-32767, 260, -32768}));  // wraps as ONNX's Add
+  }
+}
+
 }  // namespace
 }  // namespace ember::runtime

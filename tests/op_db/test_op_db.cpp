@@ -263,7 +263,7 @@ INSTANTIATE_TEST_SUITE_P(Ops, OpDbDtypes,
 // Each case key's suffix and its dtype:
 const std::vector<std::pair<std::string, ScalarType>>& int_variants() {
   static const std::vector<std::pair<std::string, ScalarType>> v = {
-      {"i64", kInt64}, {"i32", kInt32}, {"i8", kInt8}, {"u8", kUInt8}, {"bool", kBool}};
+      {"i64", kInt64}, {"i32", kInt32}, {"i16", kInt16}, {"i8", kInt8}, {"u8", kUInt8}, {"bool", kBool}};
   return v;
 }
 
@@ -422,6 +422,18 @@ TEST(OpDbTable, EveryExportedOpHasAnEntry) {
     EXPECT_TRUE(exported.contains(name)) << name << " is no longer exported: drop it from tested_elsewhere()";
 }
 
+// The names of a list in tests/data/op_db written by a gen_*.py, one per
+// line, without its # comments.
+std::vector<std::string> listed_names(const std::string& file) {
+  std::ifstream list(std::string(EMBER_SOURCE_DIR) + "/tests/data/op_db/" + file);
+  EXPECT_TRUE(list.good()) << file;
+  std::vector<std::string> names;
+  std::string line;
+  while (std::getline(list, line))
+    if (!line.empty() && line[0] != '#') names.push_back(line);
+  return names;
+}
+
 // PyTorch's Tensor methods over the surface (tests/data/op_db/gen_methods.py
 // lists them with torch): each is declared in ember/core/tensor.h, so a
 // port's x.floor_divide_(2) or x.unsqueeze_(0) compiles.
@@ -434,15 +446,31 @@ TEST(OpDbTable, EveryPyTorchTensorMethodExists) {
   while (std::getline(header, line))
     if (line.find("//") == std::string::npos && std::regex_search(line, m, decl)) declared.insert(m[1]);
   ASSERT_GT(declared.size(), 300u) << "the header parse found too few methods";
-  std::ifstream list(std::string(EMBER_SOURCE_DIR) + "/tests/data/op_db/tensor_methods.txt");
-  int checked = 0;
-  while (std::getline(list, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    ++checked;
-    EXPECT_TRUE(declared.contains(line)) << "torch.Tensor." << line << " has no Tensor::" << line
+  const std::vector<std::string> methods = listed_names("tensor_methods.txt");
+  for (const std::string& name : methods)
+    EXPECT_TRUE(declared.contains(name)) << "torch.Tensor." << name << " has no Tensor::" << name
                                          << " in include/ember/core/tensor.h";
+  EXPECT_GT(methods.size(), 300u);
+}
+
+// torch.relu_(x), F.elu_(x), torch.clamp_(x, 0, 1): the free in-place
+// functions PyTorch has over the surface's names (tests/data/op_db/
+// gen_methods.py lists them) are each declared in include/ember/ops.
+TEST(OpDbTable, EveryFreeInPlaceFunctionExists) {
+  static const std::regex decl(R"(^Tensor&\s+([a-z_][a-z0-9_]*_)\()");
+  std::set<std::string> declared;
+  for (const auto& file : std::filesystem::directory_iterator(std::string(EMBER_SOURCE_DIR) + "/include/ember/ops")) {
+    std::ifstream in(file.path());
+    std::string line;
+    std::smatch m;
+    while (std::getline(in, line))
+      if (std::regex_search(line, m, decl)) declared.insert(m[1]);
   }
-  EXPECT_GT(checked, 300);
+  const std::vector<std::string> functions = listed_names("inplace_functions.txt");
+  for (const std::string& name : functions)
+    EXPECT_TRUE(declared.contains(name)) << "torch." << name << " has no free ember::" << name
+                                         << " in include/ember/ops";
+  EXPECT_GT(functions.size(), 50u);
 }
 
 // The torch.nn modules over OPS.md's functionals (tests/data/op_db/
@@ -457,15 +485,10 @@ TEST(OpDbTable, EveryPyTorchModuleOfTheSurfaceExists) {
     for (std::sregex_iterator it(text.begin(), text.end(), decl), end; it != end; ++it)
       declared.insert((*it)[1].matched ? (*it)[1].str() : (*it)[2].str());
   }
-  std::ifstream list(std::string(EMBER_SOURCE_DIR) + "/tests/data/op_db/nn_modules.txt");
-  std::string line;
-  int checked = 0;
-  while (std::getline(list, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    ++checked;
-    EXPECT_TRUE(declared.contains(line)) << "torch.nn." << line << " has no nn::" << line << " in include/ember/nn";
-  }
-  EXPECT_GT(checked, 100);
+  const std::vector<std::string> modules = listed_names("nn_modules.txt");
+  for (const std::string& name : modules)
+    EXPECT_TRUE(declared.contains(name)) << "torch.nn." << name << " has no nn::" << name << " in include/ember/nn";
+  EXPECT_GT(modules.size(), 100u);
 }
 
 // Every dtype some variant of the op runs in: float64 and test_dtypes for
@@ -515,8 +538,8 @@ std::string coverage_markdown() {
         "--gtest_filter=OpDbTable.*`; do not edit by hand. Every op listed with variants is tested against "
         "PyTorch 1.13's values (forward, non-contiguous inputs, gradient, finite differences of the first "
         "and, where the autograd column says so, second derivative, the dtypes shown: float64 against PyTorch's "
-        "values, float32, bfloat16 and float16 at their tolerances, int64, int32, int8, uint8 and bool forward against "
-        "PyTorch's outputs on integer and bool inputs, where PyTorch takes them). Ember has no int16 dtype. The surface is "
+        "values, float32, bfloat16 and float16 at their tolerances, int64, int32, int16, int8, uint8 and bool forward "
+        "against PyTorch's outputs on integer and bool inputs, where PyTorch takes them). The surface is "
         "`../shared/OPS.md`'s, plus a last section of exported ops it does not list.\n\n"
      << fmt::format("{} of {} ops have entries.\n", covered, total);
   for (const auto& [section, names] : s.sections) {

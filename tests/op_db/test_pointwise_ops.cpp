@@ -272,3 +272,93 @@ TEST(PointwiseOps, FunctionalInPlaceUnderAutograd) {
   b.sum().backward();
   expect_values(a.grad(), {2}, {2 * std::exp(-0.5), 1}, 1e-12, 1e-12);
 }
+
+// torch.abs_(x), torch.relu_(x), F.elu_(x), torch.clamp_(x, 0, 1), ...: each
+// free in-place function writes its out-of-place op's value into x (whose
+// values op_db checks against PyTorch) and returns x itself.
+TEST(PointwiseOps, FreeInPlaceFunctionsWriteTheirOpsValueIntoX) {
+  using Inplace = Tensor& (*)(Tensor&);
+  using Outplace = Tensor (*)(const Tensor&);
+  struct Row {
+    const char* name;
+    Inplace inplace;
+    Outplace outplace;
+    std::vector<double> at;
+  };
+  const std::vector<double> unit = {0.25, -0.5, 0.75}, positive = {0.25, 1.5, 3}, above_one = {1.25, 2, 3};
+  const std::vector<Row> rows = {
+      {"abs_", abs_, abs, unit},           {"neg_", neg_, neg, unit},
+      {"reciprocal_", reciprocal_, reciprocal, unit}, {"square_", square_, square, unit},
+      {"sqrt_", sqrt_, sqrt, positive},    {"rsqrt_", rsqrt_, rsqrt, positive},
+      {"exp_", exp_, exp, unit},           {"exp2_", exp2_, exp2, unit},
+      {"expm1_", expm1_, expm1, unit},     {"log_", log_, log, positive},
+      {"log2_", log2_, log2, positive},    {"log10_", log10_, log10, positive},
+      {"log1p_", log1p_, log1p, unit},     {"sin_", sin_, sin, unit},
+      {"cos_", cos_, cos, unit},           {"tan_", tan_, tan, unit},
+      {"asin_", asin_, asin, unit},        {"acos_", acos_, acos, unit},
+      {"atan_", atan_, atan, unit},        {"sinh_", sinh_, sinh, unit},
+      {"cosh_", cosh_, cosh, unit},        {"asinh_", asinh_, asinh, unit},
+      {"acosh_", acosh_, acosh, above_one}, {"atanh_", atanh_, atanh, unit},
+      {"sinc_", sinc_, sinc, unit},        {"erf_", erf_, erf, unit},
+      {"erfc_", erfc_, erfc, unit},        {"deg2rad_", deg2rad_, deg2rad, unit},
+      {"rad2deg_", rad2deg_, rad2deg, unit}, {"ceil_", ceil_, ceil, positive},
+      {"floor_", floor_, floor, positive}, {"trunc_", trunc_, trunc, positive},
+      {"frac_", frac_, frac, positive},    {"round_", round_, round, positive},
+      {"sigmoid_", sigmoid_, sigmoid, unit}, {"tanh_", tanh_, tanh, unit},
+      {"relu_", relu_, relu, unit},        {"selu_", selu_, selu, unit},
+  };
+  for (const Row& r : rows) {
+    Tensor x = tensor<double>(r.at);
+    Tensor& back = r.inplace(x);
+    EXPECT_EQ(&back, &x) << r.name;
+    EXPECT_TRUE(allclose(x, r.outplace(tensor<double>(r.at)), 0, 0)) << r.name;
+  }
+  // The ones with arguments. torch.xlogy_(tensor([0., 2.]), 2.) = [0, 1.3863].
+  Tensor x = tensor<double>({0, 2});
+  xlogy_(x, 2.0);
+  expect_values(x, {2}, {0, 2 * std::log(2.0)});
+  x = tensor<double>({-1, 0.25, 3});
+  clamp_(x, 0.0, 0.5);
+  expect_values(x, {3}, {0, 0.25, 0.5});
+  x = tensor<double>({-1, 0.25, 3});
+  clamp_(x, std::optional<Tensor>(tensor<double>({0, 0.5, 0})), std::optional<Tensor>(tensor<double>({1, 1, 2})));
+  expect_values(x, {3}, {0, 0.5, 2});
+  x = tensor<double>({0.5, NAN, INFINITY});
+  nan_to_num_(x, 0.0, 9.0);
+  expect_values(x, {3}, {0.5, 0, 9});
+  x = tensor<double>({1.25, 2.5});
+  round_(x, 1);
+  expect_values(x, {2}, {1.2, 2.5});
+  x = tensor<double>({0.25, 0.5});
+  logit_(x);
+  expect_values(x, {2}, {std::log(1.0 / 3), 0});
+  x = zeros({2}, kFloat64);
+  addmv_(x, tensor<double>({1, 2, 3, 4}).view({2, 2}), tensor<double>({1, -1}), 1, 2);
+  expect_values(x, {2}, {-2, -2});
+  x = zeros({3}, kFloat64);
+  index_put_(x, {tensor<int64_t>({0, 2, 0})}, tensor<double>({1, 2, 3}), true);
+  expect_values(x, {3}, {4, 0, 2});
+
+  // Under autograd a non-leaf takes the op's history: relu_'s gradient is relu's.
+  Tensor a = tensor<double>({0.5, -1, 2}).requires_grad_();
+  Tensor b = a * 1;
+  relu_(b).sum().backward();
+  expect_values(a.grad(), {3}, {1, 0, 1});
+  expect_error([&] { relu_(a); }, {"relu_", "leaf"});
+
+  // dropout_: dropout's mask for the same generator state; identity when not
+  // training; alpha_dropout_ is not training by default, as F.alpha_dropout.
+  Tensor d = ones({64}, kFloat64);
+  Generator g1(7), g2(7);
+  dropout_(d, 0.5, true, &g1);
+  EXPECT_TRUE(equal(d, dropout(ones({64}, kFloat64), 0.5, true, &g2)));
+  EXPECT_GT(d.eq(0).sum().item<int64_t>(), 0);
+  Tensor e = tensor<double>({1, 2});
+  dropout_(e, 0.5, false);
+  alpha_dropout_(e);
+  expect_values(e, {2}, {1, 2});
+  Tensor f = ones({64}, kFloat64);
+  Generator g3(3), g4(3);
+  alpha_dropout_(f, 0.25, true, &g3);
+  EXPECT_TRUE(equal(f, alpha_dropout(ones({64}, kFloat64), 0.25, true, &g4)));
+}

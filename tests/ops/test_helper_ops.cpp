@@ -3,7 +3,7 @@
 // as_strided's gradient. Expected dtypes are PyTorch 1.13's:
 //   /usr/bin/python3 -c "import torch; t=lambda d: torch.zeros(2, dtype=d);
 //     print(torch.result_type(t(torch.int64), 2.5), ...)"
-// (int16, which Ember lacks, is left out). The random factories have no
+// The random factories have no
 // PyTorch reference values (different generators): their moments are checked
 // against closed forms at 6 standard errors.
 #include <gtest/gtest.h>
@@ -31,6 +31,9 @@ TEST(ResultType, MatchesPyTorch) {
   EXPECT_EQ(result_type(vec2(kBool), Scalar(true)), kBool);
   EXPECT_EQ(result_type(vec2(kBFloat16), vec2(kFloat32)), kFloat32);
   EXPECT_EQ(result_type(vec2(kUInt8), Scalar(int64_t{-1})), kUInt8);
+  EXPECT_EQ(result_type(vec2(kInt16), Scalar(2.5)), kFloat32);
+  EXPECT_EQ(result_type(vec2(kInt16), Scalar(int64_t{70000})), kInt16);
+  EXPECT_EQ(result_type(vec2(kUInt8), vec2(kInt8)), kInt16);
 }
 
 TEST(CanCast, MatchesPyTorch) {
@@ -38,6 +41,8 @@ TEST(CanCast, MatchesPyTorch) {
   EXPECT_TRUE(can_cast(kInt32, kFloat32));
   EXPECT_TRUE(can_cast(kFloat64, kFloat32));
   EXPECT_TRUE(can_cast(kBool, kUInt8));
+  EXPECT_TRUE(can_cast(kInt16, kInt8));
+  EXPECT_FALSE(can_cast(kFloat32, kInt16));
   EXPECT_FALSE(can_cast(kInt64, kBool));
   EXPECT_TRUE(can_cast(kUInt8, kInt8));
   EXPECT_TRUE(can_cast(kFloat32, kBFloat16));

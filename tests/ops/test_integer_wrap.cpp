@@ -11,6 +11,9 @@
 //   tensor([3], dtype=int32) ** 40                  -> 689956897
 //   tensor([100], dtype=int8) * 3                   -> 44
 //   tensor([-128], dtype=int8) // -1                -> -128
+//   tensor([30000], dtype=int16) * 3                -> 24464
+//   tensor([3], dtype=int16) ** 15                  -> -3477
+//   -tensor([-32768], dtype=int16), .abs()          -> -32768 each
 //   tensor([3e9, -3e9, 1e30, nan, inf, 300, -129, 70000]).to(d):
 //     int64 [3000000000, -3000000000, min, min, min, 300, -129, 70000]
 //     int32 [min, min, min, min, min, 300, -129, 70000]
@@ -52,6 +55,10 @@ TEST(IntegerWrap, ArithmeticWrapsLikePyTorch) {
   EXPECT_EQ(longs(pow(tensor<int32_t>({3}), 40)), std::vector<int64_t>{689956897});
   EXPECT_EQ(longs(tensor<int8_t>({100}) * 3), std::vector<int64_t>{44});
   EXPECT_EQ(longs(floor_divide(tensor<int8_t>({-128}), -1)), std::vector<int64_t>{-128});
+  EXPECT_EQ(longs(tensor<int16_t>({30000}) * 3), std::vector<int64_t>{24464});
+  EXPECT_EQ(longs(pow(tensor<int16_t>({3}), 15)), std::vector<int64_t>{-3477});
+  EXPECT_EQ(longs(-tensor<int16_t>({-32768})), std::vector<int64_t>{-32768});
+  EXPECT_EQ(longs(abs(tensor<int16_t>({-32768}))), std::vector<int64_t>{-32768});
   // scatter_add accumulates with the same wrap.
   Tensor acc = tensor<int64_t>({std::numeric_limits<int64_t>::max()});
   acc = scatter_add(acc, 0, tensor<int64_t>({0}), tensor<int64_t>({1}));
@@ -64,6 +71,7 @@ TEST(IntegerWrap, FloatToIntegerCastsGivePyTorchsX86Values) {
   EXPECT_EQ(longs(x.to(kInt64)),
             (std::vector<int64_t>{3000000000, -3000000000, kMin64, kMin64, kMin64, 300, -129, 70000}));
   EXPECT_EQ(longs(x.to(kInt32)), (std::vector<int64_t>{kMin32, kMin32, kMin32, kMin32, kMin32, 300, -129, 70000}));
+  EXPECT_EQ(longs(x.to(kInt16)), (std::vector<int64_t>{0, 0, 0, 0, 0, 300, -129, 4464}));
   EXPECT_EQ(longs(x.to(kInt8)), (std::vector<int64_t>{0, 0, 0, 0, 0, 44, 127, 112}));
   EXPECT_EQ(longs(x.to(kUInt8)), (std::vector<int64_t>{0, 0, 0, 0, 0, 44, 127, 112}));
   EXPECT_EQ(longs(x.to(kFloat64).to(kInt64)),
@@ -72,4 +80,5 @@ TEST(IntegerWrap, FloatToIntegerCastsGivePyTorchsX86Values) {
   EXPECT_EQ(Scalar(1e300).to<int64_t>(), kMin64);
   EXPECT_EQ(Scalar(NAN).to_long(), kMin64);
   EXPECT_EQ(Scalar(300.0).to<int8_t>(), 44);
+  EXPECT_EQ(Scalar(70000.0).to<int16_t>(), 4464);
 }

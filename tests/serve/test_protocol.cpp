@@ -46,6 +46,19 @@ TEST(ServeProtocol, ReadsEveryInputInSignatureOrder) {
   EXPECT_TRUE(m[2]);
 }
 
+TEST(ServeProtocol, Int16InputsAreRangeChecked) {
+  Signature s;
+  s.input_names = {"x"};
+  s.input_types = {type(kInt16, {{1, ""}, {3, ""}})};
+  std::vector<Tensor> in = parse_infer_request(
+      R"({"inputs": [{"name": "x", "shape": [1, 3], "datatype": "INT16", "data": [-32768, 258, 32767]}]})", s);
+  ASSERT_EQ(in.size(), 1u);
+  EXPECT_TRUE(equal(in[0], tensor(std::vector<int16_t>{-32768, 258, 32767}, {1, 3})));
+  EXPECT_THROW(parse_infer_request(
+                   R"({"inputs": [{"name": "x", "shape": [1, 3], "datatype": "INT16", "data": [1, 40000, 2]}]})", s),
+               HttpError);
+}
+
 TEST(ServeProtocol, RejectsWhatTheTypeCannotHold) {
   EXPECT_NE(error_of(R"({"inputs": [{"name": "ids", "shape": [1, 3], "datatype": "INT8", "data": [1, 300, 2]},
       {"name": "mask", "shape": [1, 3], "datatype": "BOOL", "data": [true, true, true]}]})")

@@ -14,6 +14,7 @@ namespace ember {
   _(bool, Bool, "bool")              \
   _(uint8_t, UInt8, "uint8")         \
   _(int8_t, Int8, "int8")            \
+  _(int16_t, Int16, "int16")         \
   _(int32_t, Int32, "int32")         \
   _(int64_t, Int64, "int64")         \
   _(::ember::Half, Float16, "float16") \
@@ -31,6 +32,8 @@ enum class ScalarType : int8_t {
 constexpr ScalarType kBool = ScalarType::Bool;
 constexpr ScalarType kUInt8 = ScalarType::UInt8;
 constexpr ScalarType kInt8 = ScalarType::Int8;
+constexpr ScalarType kInt16 = ScalarType::Int16;
+constexpr ScalarType kShort = ScalarType::Int16;
 constexpr ScalarType kInt32 = ScalarType::Int32;
 constexpr ScalarType kInt64 = ScalarType::Int64;
 constexpr ScalarType kFloat16 = ScalarType::Float16;
@@ -64,8 +67,8 @@ constexpr bool is_floating_point(ScalarType t) {
   return t == kFloat16 || t == kBFloat16 || t == kFloat32 || t == kFloat64;
 }
 constexpr bool is_integral(ScalarType t, bool include_bool) {
-  return (include_bool && t == kBool) || t == kUInt8 || t == kInt8 || t == kInt32 ||
-         t == kInt64;
+  return (include_bool && t == kBool) || t == kUInt8 || t == kInt8 || t == kInt16 ||
+         t == kInt32 || t == kInt64;
 }
 constexpr bool is_reduced_float(ScalarType t) { return t == kFloat16 || t == kBFloat16; }
 
@@ -74,8 +77,7 @@ constexpr int type_category(ScalarType t) {
   return t == kBool ? 0 : (is_floating_point(t) ? 2 : 1);
 }
 
-// PyTorch's torch.promote_types. uint8 with int8 gives int32 here, since Ember
-// has no int16 (PyTorch gives int16).
+// PyTorch's torch.promote_types.
 ScalarType promote_types(ScalarType a, ScalarType b);
 
 // Maps a C++ type to its ScalarType.

@@ -17,4 +17,9 @@ Tensor dropout3d(const Tensor& x, double p = 0.5, bool training = true, Generato
 // F.alpha_dropout defaults training to false).
 Tensor alpha_dropout(const Tensor& x, double p = 0.5, bool training = false, Generator* gen = nullptr);
 
+// In-place forms (torch.dropout_, torch.alpha_dropout_; F.dropout(x,
+// inplace=True)): the result is written into x, which is returned.
+Tensor& dropout_(Tensor& x, double p = 0.5, bool training = true, Generator* gen = nullptr);
+Tensor& alpha_dropout_(Tensor& x, double p = 0.5, bool training = false, Generator* gen = nullptr);
+
 }  // namespace ember

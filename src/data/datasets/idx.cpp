@@ -20,7 +20,7 @@ bool idx_type(uint8_t code, size_t& bytes, ScalarType& dtype) {
   switch (code) {
     case 0x08: bytes = 1; dtype = kUInt8; return true;
     case 0x09: bytes = 1; dtype = kInt8; return true;
-    case 0x0B: bytes = 2; dtype = kInt32; return true;
+    case 0x0B: bytes = 2; dtype = kInt16; return true;
     case 0x0C: bytes = 4; dtype = kInt32; return true;
     case 0x0D: bytes = 4; dtype = kFloat32; return true;
     case 0x0E: bytes = 8; dtype = kFloat64; return true;
@@ -99,11 +99,7 @@ Tensor read_idx(const std::string& path) {
   const size_t n = static_cast<size_t>(out.numel());
   if (elem == 1) {
     std::memcpy(out.data_ptr(), src, n);
-  } else if (bytes[2] == 0x0B) {  // int16, widened
-    auto* dst = out.data_ptr<int32_t>();
-    for (size_t i = 0; i < n; ++i)
-      dst[i] = static_cast<int16_t>((uint16_t{src[2 * i]} << 8) | src[2 * i + 1]);
-  } else {  // big-endian 4 or 8 bytes
+  } else {  // big-endian 2, 4 or 8 bytes
     auto* dst = static_cast<uint8_t*>(out.data_ptr());
     for (size_t i = 0; i < n; ++i)
       for (size_t b = 0; b < elem; ++b) dst[i * elem + b] = src[i * elem + elem - 1 - b];

@@ -34,6 +34,7 @@
 
 #include "ember/core/error.h"
 #include "ember/distributed/mpi.h"
+#include "kernels/wrapping.h"
 #include "launcher.h"
 
 namespace ember::distributed {
@@ -161,7 +162,7 @@ void reduce_into(T* acc, const T* in, int64_t n, ReduceOp op) {
   if (op == ReduceOp::Max) {
     for (int64_t i = 0; i < n; ++i) acc[i] = std::max(in[i], acc[i]);
   } else {
-    for (int64_t i = 0; i < n; ++i) acc[i] = static_cast<T>(in[i] + acc[i]);
+    for (int64_t i = 0; i < n; ++i) acc[i] = wrapping_add(in[i], acc[i]);  // Note [integer wrap]
   }
 }
 
@@ -171,6 +172,7 @@ void reduce_bytes(ScalarType dtype, void* acc, const void* in, int64_t n, Reduce
     case kFloat64: return reduce_into(static_cast<double*>(acc), static_cast<const double*>(in), n, op);
     case kInt32: return reduce_into(static_cast<int32_t*>(acc), static_cast<const int32_t*>(in), n, op);
     case kInt64: return reduce_into(static_cast<int64_t*>(acc), static_cast<const int64_t*>(in), n, op);
+    case kInt16: return reduce_into(static_cast<int16_t*>(acc), static_cast<const int16_t*>(in), n, op);
     case kInt8: return reduce_into(static_cast<int8_t*>(acc), static_cast<const int8_t*>(in), n, op);
     case kUInt8: return reduce_into(static_cast<uint8_t*>(acc), static_cast<const uint8_t*>(in), n, op);
     default: EMBER_ERROR("reduce: dtype {} is not supported", to_string(dtype));

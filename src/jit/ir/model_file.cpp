@@ -27,8 +27,8 @@ constexpr const char* kFormatName = "ember-model";
 [[noreturn]] void fail(const std::string& source, const std::string& what) { EMBER_ERROR("{}: {}", source, what); }
 
 ScalarType dtype_from(const std::string& name, const std::string& source) {
-  for (ScalarType t : {kBool, kUInt8, kInt8, kInt32, kInt64, kFloat16, kBFloat16, kFloat32, kFloat64})
-    if (to_string(t) == name) return t;
+  for (int i = 0; i < static_cast<int>(ScalarType::NumTypes); ++i)
+    if (to_string(static_cast<ScalarType>(i)) == name) return static_cast<ScalarType>(i);
   fail(source, fmt::format("unknown dtype '{}'", name));
 }
 

@@ -22,6 +22,7 @@ int onnx_dtype(ScalarType t) {
     case ScalarType::BFloat16: return onnx::TensorProto::BFLOAT16;
     case kInt64: return onnx::TensorProto::INT64;
     case kInt32: return onnx::TensorProto::INT32;
+    case kInt16: return onnx::TensorProto::INT16;
     case kInt8: return onnx::TensorProto::INT8;
     case ScalarType::UInt8: return onnx::TensorProto::UINT8;
     case kBool: return onnx::TensorProto::BOOL;

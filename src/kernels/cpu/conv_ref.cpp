@@ -152,6 +152,7 @@ void dispatch_conv(ScalarType t, F&& f) {
     case ScalarType::Float16: return f(TypeTag<Half>{});
     case ScalarType::UInt8: return f(TypeTag<uint8_t>{});
     case ScalarType::Int8: return f(TypeTag<int8_t>{});
+    case ScalarType::Int16: return f(TypeTag<int16_t>{});
     case ScalarType::Int32: return f(TypeTag<int32_t>{});
     case ScalarType::Int64: return f(TypeTag<int64_t>{});
     default: throw_unsupported_dtype("conv2d", t, "a floating-point or integer dtype");

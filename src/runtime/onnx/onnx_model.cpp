@@ -277,6 +277,7 @@ ScalarType dtype_from_onnx(int type, const std::string& what) {
     case onnx::TensorProto::BFLOAT16: return ScalarType::BFloat16;
     case onnx::TensorProto::INT64: return kInt64;
     case onnx::TensorProto::INT32: return kInt32;
+    case onnx::TensorProto::INT16: return kInt16;
     case onnx::TensorProto::INT8: return kInt8;
     case onnx::TensorProto::UINT8: return ScalarType::UInt8;
     case onnx::TensorProto::BOOL: return kBool;
@@ -327,6 +328,7 @@ Tensor tensor_from_proto(const onnx::TensorProto& t, const std::string& what, co
       copy_from(t.int64_data().data());
       break;
     case kInt32:
+    case kInt16:
     case kInt8:
     case ScalarType::UInt8:
     case kBool:

@@ -21,10 +21,26 @@ for n in names:
     for m in (n, n + "_"):
         if hasattr(torch.Tensor, m) and m not in methods:
             methods.append(m)
-out = os.path.join(HERE, "tensor_methods.txt")
-with open(out, "w") as f:
-    f.write("# torch.Tensor methods among tests/op_db/surface.txt's names (PyTorch "
-            + torch.__version__.split("+")[0] + "), written by gen_methods.py\n")
-    for m in methods:
-        f.write(m + "\n")
-print(f"wrote {out}: {len(methods)} methods")
+
+
+def write_list(file, what, items):
+    out = os.path.join(HERE, file)
+    with open(out, "w") as f:
+        f.write(f"# {what} among tests/op_db/surface.txt's names (PyTorch "
+                + torch.__version__.split("+")[0] + "), written by gen_methods.py\n")
+        for m in items:
+            f.write(m + "\n")
+    print(f"wrote {out}: {len(items)} names")
+
+
+write_list("tensor_methods.txt", "torch.Tensor methods", methods)
+
+# torch's and torch.nn.functional's free in-place functions (torch.relu_(x),
+# F.elu_(x)) over the same names: OpDbTable.EveryFreeInPlaceFunctionExists
+# checks include/ember/ops declares each one.
+functions = []
+for n in names:
+    f = n + "_"
+    if (hasattr(torch, f) or hasattr(torch.nn.functional, f)) and f not in functions:
+        functions.append(f)
+write_list("inplace_functions.txt", "torch.<name>_ and torch.nn.functional.<name>_", functions)

@@ -19,15 +19,15 @@ import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NAMES = {torch.float64: "F64", torch.float32: "F32", torch.int64: "I64", torch.int32: "I32",
-         torch.int8: "I8", torch.bool: "BOOL", torch.uint8: "U8"}
+         torch.int16: "I16", torch.int8: "I8", torch.bool: "BOOL", torch.uint8: "U8"}
 
 
 # The integer dtypes a case is also run in (int_variants): its floating
 # inputs become round(3 x) in the dtype, and where PyTorch accepts them the
-# case "<op>.<variant>__<i64|i32>" stores those inputs and PyTorch's outputs
+# case "<op>.<variant>__<i64|i32|i16|i8|u8|bool>" stores those inputs and PyTorch's outputs
 # (forward only). Where PyTorch raises, no case: Ember is not asked to do
 # what PyTorch does not.
-INT_DTYPES = (torch.int64, torch.int32, torch.int8, torch.uint8, torch.bool)
+INT_DTYPES = (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8, torch.bool)
 
 
 def as_int(x, dt):
