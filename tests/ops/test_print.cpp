@@ -14,6 +14,7 @@ TEST(Print, MatchesTorchRepr) {
   EXPECT_EQ(tensor<double>({1.0, 2.5}).str(), "tensor([1.0000, 2.5000], dtype=float64)");
   EXPECT_EQ(arange(8, kInt32).reshape({2, 2, 2}).str(),
             "tensor([[[0, 1],\n         [2, 3]],\n\n        [[4, 5],\n         [6, 7]]], dtype=int32)");
+  EXPECT_EQ(tensor<int16_t>({-32768, 7}).str(), "tensor([-32768,      7], dtype=int16)");
   EXPECT_EQ(scalar_tensor(3.5).str(), "tensor(3.5000)");
   EXPECT_EQ(zeros({0, 3}).str(), "tensor([], size=(0, 3))");
   EXPECT_EQ(tensor<float>({NAN, 1.0f, INFINITY}).str(), "tensor([nan, 1., inf])");
