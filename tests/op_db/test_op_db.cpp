@@ -3,6 +3,7 @@
 // (tests/data/op_db/gen_<group>.py, float64 unless the op says otherwise).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <iterator>
@@ -16,9 +17,11 @@
 #include "ember/io/safetensors.h"
 #include "op_db.h"
 #include "reference.h"
+#include "test_util.h"
 
 using namespace ember;
 using namespace ember::op_db;
+using ember::testing::expect_error;
 
 namespace {
 
@@ -66,8 +69,9 @@ Tensor non_contiguous(const Tensor& x) {
 
 // Each check is its own suite over the entries it applies to, so nothing
 // is skipped: OpDb (every entry), OpDbGrad (differentiable), OpDbFiniteDiff
-// (differentiable, gradcheck), OpDbGradGrad (those with gradgrad) and
-// OpDbDtypes (entries with more dtypes).
+// (differentiable, gradcheck), OpDbGradGrad (those with gradgrad),
+// OpDbDtypes (entries with more dtypes), OpDbZeroStride (an input with a dim
+// of 2 or more rows to expand) and OpDbEmpty (an input with a dim).
 class OpDb : public ::testing::TestWithParam<size_t> {
  protected:
   const OpInfo& info() const { return registry().at(GetParam()); }
@@ -76,6 +80,8 @@ class OpDbGrad : public OpDb {};
 class OpDbFiniteDiff : public OpDb {};
 class OpDbDtypes : public OpDb {};
 class OpDbGradGrad : public OpDb {};
+class OpDbZeroStride : public OpDb {};
+class OpDbEmpty : public OpDb {};
 
 TEST_P(OpDb, ForwardMatchesPyTorch) {
   const OpInfo& op = info();
@@ -99,6 +105,51 @@ TEST_P(OpDb, NonContiguousInputs) {
   ASSERT_EQ(static_cast<int>(ys.size()), num_outputs(op));
   for (size_t k = 0; k < ys.size(); ++k)
     expect_matches(ys[k], ref(op, "y" + std::to_string(k)), "output " + std::to_string(k), {op.rtol, op.atol});
+}
+
+// Zero strides, as expand and broadcast_to make them: every input's first
+// row repeated along dim 0 through a stride-0 view gives what the same values
+// give laid out contiguously, or the same refusal. view and view_as refuse,
+// as PyTorch's do: merging a stride-0 dim with the next needs a copy.
+TEST_P(OpDbZeroStride, InputsGiveTheContiguousResult) {
+  const OpInfo& op = info();
+  Tensors expanded = inputs_of(op), dense;
+  for (Tensor& x : expanded) {
+    if (x.dim() > 0 && x.size(0) > 1) x = x.narrow(0, 0, 1).expand(x.sizes());
+    dense.push_back(x.contiguous().clone());
+  }
+  if (op.op == "view" || op.op == "view_as") {
+    expect_error([&] { op.fn(expanded); }, {"view", "is not compatible with input of size", "Use .reshape(...)"});
+    return;
+  }
+  std::string dense_error;
+  Tensors want;
+  try {
+    want = op.fn(dense);
+  } catch (const std::exception& e) {
+    dense_error = e.what();
+  }
+  if (!dense_error.empty()) {
+    EXPECT_THROW(op.fn(expanded), std::exception) << "the contiguous inputs were refused: " << dense_error;
+    return;
+  }
+  Tensors got = op.fn(expanded);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t k = 0; k < got.size(); ++k) expect_matches(got[k], want[k], "output " + std::to_string(k), {op.rtol, op.atol});
+}
+
+// Zero-size inputs (dim 0 narrowed to nothing): a result or an error with a
+// message, never a crash (the ASan build runs this too).
+TEST_P(OpDbEmpty, InputsGiveAResultOrAnError) {
+  const OpInfo& op = info();
+  Tensors xs = inputs_of(op);
+  for (Tensor& x : xs)
+    if (x.dim() > 0) x = x.narrow(0, 0, 0).clone();
+  try {
+    for (const Tensor& y : op.fn(xs)) EXPECT_TRUE(y.defined());
+  } catch (const std::exception& e) {
+    EXPECT_GT(std::string(e.what()).size(), 10u) << "an error without a message";
+  }
 }
 
 TEST_P(OpDbGrad, GradientMatchesPyTorch) {
@@ -249,6 +300,17 @@ INSTANTIATE_TEST_SUITE_P(Ops, OpDbFiniteDiff, ::testing::ValuesIn(entries_where(
                          test_name);
 INSTANTIATE_TEST_SUITE_P(Ops, OpDbGradGrad, ::testing::ValuesIn(entries_where([](const OpInfo& op) {
                            return op.differentiable && op.gradcheck && op.gradgrad;
+                         })),
+                         test_name);
+INSTANTIATE_TEST_SUITE_P(Ops, OpDbZeroStride, ::testing::ValuesIn(entries_where([](const OpInfo& op) {
+                           const Tensors xs = inputs_of(op);
+                           return std::any_of(xs.begin(), xs.end(),
+                                              [](const Tensor& x) { return x.dim() > 0 && x.size(0) > 1; });
+                         })),
+                         test_name);
+INSTANTIATE_TEST_SUITE_P(Ops, OpDbEmpty, ::testing::ValuesIn(entries_where([](const OpInfo& op) {
+                           const Tensors xs = inputs_of(op);
+                           return std::any_of(xs.begin(), xs.end(), [](const Tensor& x) { return x.dim() > 0; });
                          })),
                          test_name);
 INSTANTIATE_TEST_SUITE_P(Ops, OpDbDtypes,
@@ -535,11 +597,13 @@ std::string coverage_markdown() {
   size_t covered = by_op.size(), total = s.names.size();
   md << "# Ember's op coverage\n\n"
      << "Generated from the op database (`tests/op_db/`) by `EMBER_UPDATE_DOCS=1 build/tests/test_op_db "
-        "--gtest_filter=OpDbTable.*`; do not edit by hand. Every op listed with variants is tested against "
-        "PyTorch 1.13's values (forward, non-contiguous inputs, gradient, finite differences of the first "
-        "and, where the autograd column says so, second derivative, the dtypes shown: float64 against PyTorch's "
-        "values, float32, bfloat16 and float16 at their tolerances, int64, int32, int16, int8, uint8 and bool forward "
-        "against PyTorch's outputs on integer and bool inputs, where PyTorch takes them). The surface is "
+        "--gtest_filter=OpDbTable.*`; do not edit by hand. Every op listed with variants is tested: against "
+        "PyTorch 1.13's values (forward on contiguous and non-contiguous inputs, gradient, finite differences of the "
+        "first and, where the autograd column says so, second derivative, in the dtypes shown: float64 against "
+        "PyTorch's values, float32, bfloat16 and float16 at their tolerances, int64, int32, int16, int8, uint8 and "
+        "bool forward against PyTorch's outputs on integer and bool inputs, where PyTorch takes them); with stride-0 "
+        "(expanded) inputs against the same values laid out contiguously; and with zero-size inputs, which give a "
+        "result or an error, never a crash. The surface is "
         "`../shared/OPS.md`'s, plus a last section of exported ops it does not list.\n\n"
      << fmt::format("{} of {} ops have entries.\n", covered, total);
   for (const auto& [section, names] : s.sections) {
