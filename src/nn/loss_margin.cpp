@@ -111,6 +111,8 @@ Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target, const s
   check_float(input, op, "input");
   EMBER_CHECK(input.dim() == 1 || input.dim() == 2, "{}: expected input (N, C) or (C), got shape {}", op,
               shape_str(input.sizes()));
+  EMBER_CHECK(input.size(-1) > 0, "{}: Expected non-empty vector or matrix with optional 0-dim batch size, but got: {}",
+              op, shape_str(input.sizes()));
   EMBER_CHECK(target.sizes().vec() == input.sizes().vec(),
               "{}: inconsistent target size: {} for input of size: {}", op, shape_str(target.sizes()),
               shape_str(input.sizes()));

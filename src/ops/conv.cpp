@@ -166,6 +166,13 @@ void check_common(const char* op, const Tensor& x, const Tensor& w, const std::o
   EMBER_CHECK(groups > 0, "{}: non-positive groups is not supported, got groups={}", op, groups);
 }
 
+// Checked before divisibility, which 0 rows would pass (PyTorch's order).
+void check_weight_rows(const char* op, const Tensor& weight, int64_t groups) {
+  EMBER_CHECK(weight.size(0) >= groups,
+              "{}: given groups={}, expected weight to be at least {} at dimension 0, but got weight of size {} instead",
+              op, groups, groups, shape_str(weight.sizes()));
+}
+
 void check_geometry(const char* op, IntArrayRef stride, IntArrayRef dilation, IntArrayRef pad_l,
                     IntArrayRef pad_r) {
   for (int64_t s : stride) EMBER_CHECK(s > 0, "{}: non-positive stride is not supported, got stride={}", op, shape_str(stride));
@@ -192,6 +199,7 @@ Tensor convolution(const char* op, const Tensor& input, const Tensor& weight, co
   }
   check_geometry(op, stride, dilation, pad_l, pad_r);
   const int64_t c_in = input.size(1), c_out = weight.size(0);
+  check_weight_rows(op, weight, groups);
   EMBER_CHECK(c_out % groups == 0,
               "{}: given groups={}, expected weight to be divisible by {} at dimension 0, but got weight of "
               "size {} instead",
@@ -314,6 +322,7 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const std::op
                 op, shape_str(opad), shape_str(s), shape_str(d));
   }
   const int64_t c_in = input.size(1), c_out = weight.size(1) * groups;
+  check_weight_rows(op, weight, groups);
   EMBER_CHECK(weight.size(0) == c_in,
               "{}: given transposed=1, weight of size {}, expected input{} to have {} channels, but got {} "
               "channels instead",

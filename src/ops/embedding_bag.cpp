@@ -111,10 +111,13 @@ Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight
               shape_str(input2.sizes()));
   EMBER_CHECK(!bias || (bias->dim() == 1 && bias->size(0) == out), "{}: expected bias [{}], got {}", op, out,
               shape_str(bias->sizes()));
-  Tensor a = input1.reshape({-1, in1}), b = input2.reshape({-1, in2});
+  // The row count spelled out: a -1 cannot be inferred when a dim is 0.
+  int64_t rows = 1;
+  for (int64_t d : lead) rows *= d;
+  Tensor a = input1.reshape({rows, in1}), b = input2.reshape({rows, in2});
   // y[n, o] = sum_ij a[n, i] W[o, i, j] b[n, j]: i contracted by one GEMM, j elementwise.
   Tensor w = weight.permute({1, 0, 2}).reshape({in1, out * in2});
-  Tensor terms = matmul(a, w).view({-1, out, in2}) * b.unsqueeze(1);
+  Tensor terms = matmul(a, w).view({rows, out, in2}) * b.unsqueeze(1);
   Tensor y = sum(terms, {2}, false, terms.dtype());  // int32 stays int32 (PyTorch's bilinear)
   if (bias) y = y + *bias;
   lead.push_back(out);

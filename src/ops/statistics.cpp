@@ -86,6 +86,7 @@ Tensor quantile_impl(const Tensor& t, const Tensor& q_in, std::optional<int64_t>
   EMBER_CHECK(q_in.dtype() == t.dtype(), "{}() q tensor must be same dtype as the input tensor ({} vs {})", op,
               to_string(q_in.dtype()), to_string(t.dtype()));
   EMBER_CHECK(q_in.dim() <= 1, "{}() q must be a scalar or 1D tensor, got shape {}", op, shape_str(q_in.sizes()));
+  EMBER_CHECK(t.numel() > 0, "quantile() input tensor must be non-empty, got shape {}", shape_str(t.sizes()));
   EMBER_CHECK(interpolation == "linear" || interpolation == "lower" || interpolation == "higher" ||
                   interpolation == "midpoint" || interpolation == "nearest",
               "{}() interpolation must be one of linear, lower, higher, midpoint or nearest. Got {}", op,
@@ -305,6 +306,15 @@ std::tuple<Tensor, Tensor, Tensor> unique(const Tensor& t, bool /*sorted*/, std:
     return {values, inverse.reshape(t.sizes()), counts};
   }
   int64_t d = wrap_dim(*dim, t.dim(), "unique");
+  // PyTorch's rules for zero-size dims: only the selected one may be 0.
+  const auto zero_dims = std::count(t.sizes().begin(), t.sizes().end(), int64_t{0});
+  if (t.size(d) == 0) {
+    EMBER_CHECK(zero_dims == 1, "unique: Number of zero sized dimensions is more than one, so unique cannot be "
+                "applied (shape {})", shape_str(t.sizes()));
+    return {t.detach().clone(), empty({0}, kInt64), empty({0}, kInt64)};
+  }
+  EMBER_CHECK(zero_dims == 0, "unique: There are 0 sized dimensions, and they aren't selected, so unique cannot be "
+              "applied (shape {}, dim {})", shape_str(t.sizes()), d);
   Tensor x = movedim(t.detach(), d, 0);
   auto [values, inverse, counts] = groups(x, row_order(x));
   return {movedim(values, 0, d), inverse, counts};

@@ -7,6 +7,8 @@ committed: the tests never need PyTorch. A case "<op>.<variant>" stores
   y0, y1, ...  the outputs, in PyTorch's order
   gy<k>        the upstream gradient used for floating output k
   gx<i>        d(sum_k (y_k * gy_k).sum()) / d x_i for each floating input
+and "<op>.<variant>__empty.y<k>" (or "__empty.raised") for the same inputs
+narrowed to 0 rows, and the integer-dtype cases (int_cases).
 Written with json + struct (no safetensors package here), which also checks
 Ember's reader against an independent writer.
 """
@@ -80,6 +82,27 @@ class RefFile:
                 self.put(f"{name}.y{k}", y)
         torch.set_rng_state(rng)
 
+    def empty_case(self, key, inputs, fn):
+        """The case with every input that has a dim narrowed to 0 rows:
+        "<key>__empty.y<k>" holds PyTorch's outputs, or "<key>__empty.raised"
+        says PyTorch refused (forward only)."""
+        xs = [x.detach().narrow(0, 0, 0).clone() if x.dim() > 0 else x.detach() for x in inputs]
+        if all(x.dim() == 0 for x in inputs):
+            return
+        rng = torch.get_rng_state()
+        try:
+            ys = fn(*xs)
+        except Exception:
+            self.put(f"{key}__empty.raised", torch.tensor(True))
+            torch.set_rng_state(rng)
+            return
+        torch.set_rng_state(rng)
+        ys = list(ys) if isinstance(ys, (tuple, list)) else [ys]
+        if not all(isinstance(y, torch.Tensor) and y.dtype in NAMES for y in ys):
+            return
+        for k, y in enumerate(ys):
+            self.put(f"{key}__empty.y{k}", y)
+
     def case(self, op, variant, inputs, fn, grad=True, retype=False):
         """Runs fn(*inputs); grad=False for ops marked not differentiable;
         retype=True for an all-int64 case to run in the other integer dtypes."""
@@ -87,6 +110,7 @@ class RefFile:
         key = f"{op}.{variant}"
         if self.int_variants:
             self.int_cases(key, inputs, fn, retype)
+        self.empty_case(key, inputs, fn)
         xs = [x.detach().clone().requires_grad_(grad and x.is_floating_point()) for x in inputs]
         for i, x in enumerate(xs):
             self.put(f"{key}.x{i}", x)
