@@ -483,19 +483,25 @@ TEST(OpDbTable, EveryLowPrecisionOptOutNamesAnEntry) {
   for (const auto& [name, why] : no_float16()) EXPECT_TRUE(names.contains(name)) << name << " (" << why << ")";
 }
 
+// The lines of every header in include/ember/<dir>.
+std::vector<std::string> header_lines(const std::string& dir) {
+  std::vector<std::string> lines;
+  for (const auto& file : std::filesystem::directory_iterator(std::string(EMBER_SOURCE_DIR) + "/include/ember/" + dir)) {
+    std::ifstream in(file.path());
+    for (std::string line; std::getline(in, line);) lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
 // The free functions include/ember/ops/*.h exports: declarations at column
 // 0 (the headers' style), inline aliases included.
 std::set<std::string> exported_op_names() {
   static const std::regex decl(R"(^(?:inline\s+)?[A-Za-z_][\w:<>,\s]*?[\s&*]([a-z_][a-z0-9_]*)\()");
   static const std::regex keyword(R"(^(return|namespace|struct|class|using|template|enum|typedef|static_assert)\b)");
   std::set<std::string> names;
-  for (const auto& file : std::filesystem::directory_iterator(std::string(EMBER_SOURCE_DIR) + "/include/ember/ops")) {
-    std::ifstream in(file.path());
-    std::string line;
-    std::smatch m;
-    while (std::getline(in, line))
-      if (!std::regex_search(line, keyword) && std::regex_search(line, m, decl)) names.insert(m[1]);
-  }
+  std::smatch m;
+  for (const std::string& line : header_lines("ops"))
+    if (!std::regex_search(line, keyword) && std::regex_search(line, m, decl)) names.insert(m[1]);
   return names;
 }
 
@@ -582,13 +588,9 @@ TEST(OpDbTable, EveryPyTorchTensorMethodExists) {
 TEST(OpDbTable, EveryFreeInPlaceFunctionExists) {
   static const std::regex decl(R"(^Tensor&\s+([a-z_][a-z0-9_]*_)\()");
   std::set<std::string> declared;
-  for (const auto& file : std::filesystem::directory_iterator(std::string(EMBER_SOURCE_DIR) + "/include/ember/ops")) {
-    std::ifstream in(file.path());
-    std::string line;
-    std::smatch m;
-    while (std::getline(in, line))
-      if (std::regex_search(line, m, decl)) declared.insert(m[1]);
-  }
+  std::smatch m;
+  for (const std::string& line : header_lines("ops"))
+    if (std::regex_search(line, m, decl)) declared.insert(m[1]);
   const std::vector<std::string> functions = listed_names("inplace_functions.txt");
   for (const std::string& name : functions)
     EXPECT_TRUE(declared.contains(name)) << "torch." << name << " has no free ember::" << name
@@ -602,12 +604,9 @@ TEST(OpDbTable, EveryFreeInPlaceFunctionExists) {
 TEST(OpDbTable, EveryPyTorchModuleOfTheSurfaceExists) {
   static const std::regex decl(R"((?:class|struct)\s+(\w+)|EMBER_\w*LAYER\((\w+))");
   std::set<std::string> declared;
-  for (const auto& file : std::filesystem::directory_iterator(std::string(EMBER_SOURCE_DIR) + "/include/ember/nn")) {
-    std::ifstream in(file.path());
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    for (std::sregex_iterator it(text.begin(), text.end(), decl), end; it != end; ++it)
+  for (const std::string& line : header_lines("nn"))
+    for (std::sregex_iterator it(line.begin(), line.end(), decl), end; it != end; ++it)
       declared.insert((*it)[1].matched ? (*it)[1].str() : (*it)[2].str());
-  }
   const std::vector<std::string> modules = listed_names("nn_modules.txt");
   for (const std::string& name : modules)
     EXPECT_TRUE(declared.contains(name)) << "torch.nn." << name << " has no nn::" << name << " in include/ember/nn";

@@ -86,17 +86,17 @@ class RefFile:
         """The case with every input that has a dim narrowed to 0 rows:
         "<key>__empty.y<k>" holds PyTorch's outputs, or "<key>__empty.raised"
         says PyTorch refused (forward only)."""
-        xs = [x.detach().narrow(0, 0, 0).clone() if x.dim() > 0 else x.detach() for x in inputs]
         if all(x.dim() == 0 for x in inputs):
             return
-        rng = torch.get_rng_state()
+        xs = [x.detach().narrow(0, 0, 0).clone() if x.dim() > 0 else x.detach() for x in inputs]
+        rng = torch.get_rng_state()  # a random op must not shift the later cases' inputs
         try:
             ys = fn(*xs)
         except Exception:
             self.put(f"{key}__empty.raised", torch.tensor(True))
-            torch.set_rng_state(rng)
             return
-        torch.set_rng_state(rng)
+        finally:
+            torch.set_rng_state(rng)
         ys = list(ys) if isinstance(ys, (tuple, list)) else [ys]
         if not all(isinstance(y, torch.Tensor) and y.dtype in NAMES for y in ys):
             return
