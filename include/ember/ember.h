@@ -4,6 +4,7 @@
 // config, zoo) and the CLI (cli/main.h) have their own headers.
 #pragma once
 
+#include "ember/core/adaptive_threads.h"
 #include "ember/core/allocator.h"
 #include "ember/core/autocast.h"
 #include "ember/core/device.h"

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <unordered_map>
 
+#include "core/adaptive_threads.h"
 #include "ember/autograd/autograd.h"
 #include "ember/autograd/callback.h"
 #include "ember/ops/elementwise.h"
@@ -203,6 +204,7 @@ void queue_callback(std::function<void()> callback) {
 
 void backward(const variable_list& tensors, const variable_list& grad_tensors, std::optional<bool> retain_graph,
               bool create_graph) {
+  detail::adapt_thread_count(true);  // no kernel is running: the thread count may rise here
   bool prev = GradMode::is_enabled();
   try {
     run_backward(tensors, grad_tensors, retain_graph.value_or(create_graph), create_graph, {}, false, true);
@@ -215,6 +217,7 @@ void backward(const variable_list& tensors, const variable_list& grad_tensors, s
 
 variable_list grad(const variable_list& outputs, const variable_list& inputs, const variable_list& grad_outputs,
                    std::optional<bool> retain_graph, bool create_graph, bool allow_unused) {
+  detail::adapt_thread_count(true);
   bool prev = GradMode::is_enabled();
   variable_list result;
   try {

@@ -11,16 +11,21 @@
 #include <exception>
 #include <string_view>
 
+#include "core/adaptive_threads.h"
 #include "core/cpu_quota.h"
 
 #include "ember/core/error.h"
 
 namespace ember {
 
-int get_num_threads() { return omp_get_max_threads(); }
+int get_num_threads() {
+  detail::adapt_thread_count(false);
+  return omp_get_max_threads();
+}
 
 void set_num_threads(int n) {
   EMBER_CHECK(n > 0, "set_num_threads: expected a positive thread count, got {}", n);
+  detail::on_chosen_thread_count(n);
   omp_set_num_threads(n);
 }
 
@@ -41,6 +46,7 @@ void parallel_for(int64_t begin, int64_t end, int64_t grain,
                   FunctionRef<void(int64_t, int64_t)> f) {
   if (begin >= end) return;
   int64_t n = end - begin;
+  if (n > grain) detail::adapt_thread_count(false);
   int max_threads = omp_get_max_threads();
   if (n <= grain || max_threads == 1 || omp_in_parallel()) {
     f(begin, end);
@@ -68,6 +74,7 @@ void parallel_for(int64_t begin, int64_t end, int64_t grain,
 }
 
 void parallel_team(int threads, FunctionRef<void(int tid, int team)> f) {
+  detail::adapt_thread_count(false);
   threads = std::min(threads, omp_get_max_threads());
   if (threads <= 1 || omp_in_parallel()) {
     f(0, 1);
@@ -134,9 +141,13 @@ double parallel_region_cost_us() {
 
 ThreadLimitGuard::ThreadLimitGuard(int n) : previous_(omp_get_max_threads()) {
   EMBER_CHECK(n > 0, "ThreadLimitGuard: expected a positive thread count, got {}", n);
+  detail::pin_thread_count(1);
   omp_set_num_threads(std::min(n, previous_));
 }
 
-ThreadLimitGuard::~ThreadLimitGuard() { omp_set_num_threads(previous_); }
+ThreadLimitGuard::~ThreadLimitGuard() {
+  omp_set_num_threads(previous_);
+  detail::pin_thread_count(-1);
+}
 
 }  // namespace ember

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <unordered_set>
 
+#include "core/adaptive_threads.h"
 #include "ember/core/grad_mode.h"
 #include "ember/ops/factory.h"
 
@@ -74,6 +75,7 @@ void Optimizer::zero_grad(bool set_to_none) {
 }
 
 Tensor Optimizer::step(const LossClosure& closure) {
+  detail::adapt_thread_count(true);  // between kernels: the thread count may rise here
   Tensor loss;
   if (closure) {
     EnableGradGuard enable;

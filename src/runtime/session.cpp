@@ -7,6 +7,7 @@
 #include <mutex>
 #include <set>
 
+#include "core/adaptive_threads.h"
 #include "ember/core/parallel.h"
 #include "ember/jit/interpreter.h"
 #include "ember/runtime/onnx_model.h"
@@ -73,6 +74,7 @@ Session& Session::operator=(Session&&) noexcept = default;
 Session::~Session() = default;
 
 std::vector<Tensor> Session::run(const std::vector<Tensor>& inputs) const {
+  detail::adapt_thread_count(true);  // between runs no kernel is half-way: the thread count may rise
   if (onnx_) return onnx_->run(inputs);
   const jit::SymbolValues syms = jit::bind_symbols(model_.graph, inputs);
   std::unique_ptr<jit::PreparedGraph> prepared = pool_->take(model_.graph, syms);

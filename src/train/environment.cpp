@@ -7,6 +7,7 @@
 #include <fstream>
 #include <thread>
 
+#include "ember/core/adaptive_threads.h"
 #include "ember/core/parallel.h"
 #include "ember/ember.h"
 #include "ember_git_commit.h"  // EMBER_GIT_COMMIT (cmake/GitCommit.cmake, at build time)
@@ -42,6 +43,8 @@ Environment environment_info(int64_t seed) {
       {"cpu", cpu_model()},
       {"cores", std::to_string(std::thread::hardware_concurrency())},
       {"threads", std::to_string(get_num_threads())},
+      // "yes": the count drops while other processes hold CPUs (Note [adaptive thread count]).
+      {"adaptive_threads", adaptive_threads() ? "yes" : "no"},
       {"seed", std::to_string(seed)},
       {"host", host_name()},
   };

@@ -54,7 +54,9 @@ Schema base_schema() {
       {"train.epochs", ValueType::Int, int64_t{10}, "number of epochs", {}, "[1, inf)"},
       {"train.seed", ValueType::Int, int64_t{0}, "seed of initialisation, data order, dropout and augmentation"},
       {"train.deterministic", ValueType::Bool, true,
-       "same seed + same threads => bitwise-identical results (Ember's kernels are deterministic)"},
+       "same seed + same threads => bitwise-identical results (Ember's kernels are deterministic); the thread "
+       "count stays fixed. false with train.threads 0: fewer threads while other processes hold CPUs (faster on a "
+       "shared machine, not bitwise-repeatable)"},
       {"train.threads", ValueType::Int, int64_t{0},
        "intra-op threads (0: OMP_NUM_THREADS, else the affinity mask's CPUs capped by the cgroup CPU quota)", {},
        "[0, 1024]"},

@@ -24,6 +24,7 @@
 #include "ember/core/autocast.h"
 #include "ember/core/generator.h"
 #include "ember/core/grad_mode.h"
+#include "ember/core/adaptive_threads.h"
 #include "ember/core/parallel.h"
 #include "ember/distributed/data_parallel.h"
 #include "ember/distributed/sync_batch_norm.h"
@@ -551,9 +552,11 @@ void Trainer::State::setup() {
   int64_t threads = c.get_int("train.threads");
   if (threads > 0) {
     set_num_threads(static_cast<int>(threads));
-  } else if (int fit = default_num_threads(); fit < get_num_threads()) {
-    set_num_threads(fit);  // OpenMP's default ignores a container's CPU quota
-  }
+  } else if (c.get_bool("train.deterministic")) {
+    // A count that stays the same, so the same seed repeats bitwise (float sums can depend on the thread count);
+    // OpenMP's own default would ignore a container's CPU quota.
+    set_num_threads(default_num_threads());
+  }  // else the default count adapts to other processes' load (Note [adaptive thread count])
   EMBER_CHECK(c.get_int("train.epochs") >= 1, "train.epochs must be at least 1, got {}", c.get_int("train.epochs"));
   EMBER_CHECK(c.get_int("train.grad_accum_steps") >= 1, "train.grad_accum_steps must be at least 1, got {}",
               c.get_int("train.grad_accum_steps"));
@@ -670,9 +673,10 @@ void Trainer::State::setup() {
       log->line(fmt::format("the run finished after {} epochs; nothing to train (raise train.epochs to continue it)",
                             epoch));
   }
-  log->line(fmt::format("ember {} | model {} ({} parameters) | {} train / {} val / {} test samples | {} threads",
+  log->line(fmt::format("ember {} | model {} ({} parameters) | {} train / {} val / {} test samples | {} threads{}",
                         version(), c.get_string("model.name"), count_parameters(*model), data.train->size(),
-                        data.val ? data.val->size() : 0, data.test->size(), get_num_threads()));
+                        data.val ? data.val->size() : 0, data.test->size(), get_num_threads(),
+                        adaptive_threads() ? " (adaptive: fewer while other processes hold CPUs)" : ""));
   log->line(fmt::format("run directory: {}", run_dir));
   if (schedule->warmup_steps_requested() > 0 && epoch == 0)
     log->line(fmt::format("warm-up: {} optimizer steps, not the {} asked for (capped to schedule.warmup_max_fraction "

@@ -31,7 +31,7 @@ class FunctionRef<R(Args...)> {
 constexpr int64_t kGrainSize = 32768;
 
 int get_num_threads();
-void set_num_threads(int n);
+void set_num_threads(int n);  // a chosen count, kept exactly: see ember/core/adaptive_threads.h
 // The threads a default run should use: OMP_NUM_THREADS when set, else the
 // CPUs of this process's affinity mask capped by its cgroup CPU quota
 // (cgroup v2 cpu.max, v1 cpu.cfs_quota_us / cpu.cfs_period_us; rounded up).
