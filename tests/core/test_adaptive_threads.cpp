@@ -95,7 +95,9 @@ TEST(CpuLoad, ThreadCountDropsWhenACoreIsTakenAndRisesWhenOneIsFree) {
 TEST(AdaptiveThreads, AChosenCountIsKeptExactly) {
   if (std::getenv("EMBER_ADAPTIVE_THREADS")) GTEST_SKIP() << "EMBER_ADAPTIVE_THREADS is set in this environment";
   // ctest sets OMP_NUM_THREADS, a count the user chose: fixed from the start.
-  if (std::getenv("OMP_NUM_THREADS")) EXPECT_FALSE(adaptive_threads());
+  if (std::getenv("OMP_NUM_THREADS")) {
+    EXPECT_FALSE(adaptive_threads());
+  }
   set_num_threads(2);
   EXPECT_FALSE(adaptive_threads());
   set_adaptive_threads(true);
