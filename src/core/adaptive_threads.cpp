@@ -157,8 +157,8 @@ class LoadMonitor {
 };
 
 LoadMonitor& monitor() {
-  static LoadMonitor m;
-  return m;
+  static auto* m = new LoadMonitor();  // NOLINT: lives until exit; threads still running then query it
+  return *m;
 }
 
 }  // namespace
