@@ -7,9 +7,10 @@
 // process rather than per op (small products alone on one thread made W2
 // slower under the hog: the worker then slept between the remaining forks).
 //
-// So, every 200 ms at most (50 ms after start-up), the first fork or thread-count query after the
-// deadline reads /proc/stat for the affinity mask's CPUs and the process's
-// own CPU time: their difference is the other processes' load in cores
+// So, every 200 ms at most (50 ms after start-up), the first fork or
+// thread-count query after the deadline reads /proc/stat for the affinity
+// mask's CPUs and the process's own CPU time: their difference is the other
+// processes' load in cores
 // (a busy loop on one of two CPUs reads 0.7-0.9 while Ember's two threads
 // fight it, 1.0 while Ember runs one, 0.0 on a quiet machine).
 // cpu_load::next_thread_count turns it into a count: drop when the free CPUs
@@ -116,13 +117,14 @@ class LoadMonitor {
     const double wall_s = static_cast<double>(next.wall_ns - last_.wall_ns) * 1e-9;
     if (wall_s > 0) {
       const double own = static_cast<double>(next.cpu_ns - last_.cpu_ns) * 1e-9 / wall_s;
-      const double other = cpu_load::other_cores(last_.ticks, next.ticks, static_cast<int>(cpus_.size()), own);
+      const int cpus = static_cast<int>(cpus_.size());
+      const double other = cpu_load::other_cores(last_.ticks, next.ticks, cpus, own);
       const int was = allowed_.load();
-      const int now_allowed = cpu_load::next_thread_count(was, requested_, static_cast<int>(cpus_.size()), other);
+      const int now_allowed = cpu_load::next_thread_count(was, requested_, cpus, other);
       allowed_.store(now_allowed);
       if (log_ && now_allowed != was)
-        std::fprintf(stderr, "ember: threads %d -> %d (other processes kept %.2f of %zu CPUs busy)\n", was,
-                     now_allowed, other, cpus_.size());
+        std::fprintf(stderr, "ember: threads %d -> %d (other processes kept %.2f of %d CPUs busy)\n", was,
+                     now_allowed, other, cpus);
     }
     last_ = next;
   }

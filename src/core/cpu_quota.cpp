@@ -1,12 +1,12 @@
 #include "core/cpu_quota.h"
 
-#include <sched.h>
-
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <fstream>
 #include <sstream>
+
+#include "core/cpu_load.h"
 
 namespace ember::cpu_quota {
 namespace {
@@ -69,11 +69,6 @@ int threads_for(int affinity, std::optional<double> quota) {
   return n;
 }
 
-int affinity_cpus() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) != 0) return 1;
-  return std::max(CPU_COUNT(&set), 1);
-}
+int affinity_cpus() { return std::max(static_cast<int>(cpu_load::affinity_cpu_list().size()), 1); }
 
 }  // namespace ember::cpu_quota
