@@ -13,6 +13,7 @@
 #include "ember/ops/other.h"
 #include "ember/ops/reduction.h"
 #include "ember/ops/view.h"
+#include "ops/random_internal.h"
 
 namespace ember {
 
@@ -51,6 +52,16 @@ Tensor apply_dropout(const Tensor& x, double p, bool training, Generator* gen, I
   if (!training || p == 0) return x;
   check_float(x, op);
   if (p == 1) return x * zeros(noise_shape, x.dtype());
+  if (x.dtype() == kFloat32 && x.is_contiguous() && noise_shape.equals(x.sizes())) {
+    // One pass instead of four (fill, draw, scale, multiply); the same numbers.
+    auto [y, noise] = detail::dropout_f32(x, p, gen);
+    if (any_requires_grad({&x})) {
+      SavedTensor snoise = save(noise);
+      record("MulBackward0", {&x}, {snoise}, y,
+             [snoise](const variable_list& g) -> variable_list { return {g[0] * snoise.unpack()}; });
+    }
+    return y;
+  }
   Tensor noise = bernoulli(zeros(noise_shape, x.dtype()), 1 - p, gen);
   noise.div_(1 - p);
   return x * noise;

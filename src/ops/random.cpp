@@ -1,9 +1,11 @@
 // Random factories and in-place samplers on a Philox Generator.
 //
 // Note [random determinism]: element i of a draw uses Philox block
-// (seed, base + i / 4), lane i % 4 (two blocks per element for float64 and
-// normals), with `base` reserved from the generator once per op. Results do
-// not depend on thread count or on contiguity.
+// (seed, base + i), with `base` reserved from the generator once per op (n
+// blocks for n elements): words r0, r1 make its uniform or integer, r2, r3 a
+// normal's second uniform. Results do not depend on thread count, on
+// contiguity or on the SIMD width that computed the blocks.
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
@@ -12,7 +14,9 @@
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/view.h"
+#include "kernels/cpu/philox_vec.h"
 #include "kernels/dispatch.h"
+#include "ops/random_internal.h"
 #include "ember/core/trace_hook.h"
 
 namespace ember {
@@ -20,34 +24,41 @@ namespace {
 
 Generator& gen_or_default(Generator* g) { return g ? *g : default_generator(); }
 
-// Fills the contiguous buffer `t` with f(i, philox_block_for_i).
-template <typename T, typename F>
-void fill_random(Tensor& t, Generator* gen, int64_t blocks_per_elem, const F& f) {
-  // A traced graph would replay the same numbers every run: refuse instead.
+// A traced graph would replay the same numbers every run: refuse instead.
+void refuse_tracing() {
   if (TraceHook* th = trace_hook()) [[unlikely]]
     th->unsupported("random", "random numbers cannot be traced (dropout in training mode, rand, randn...); trace in "
                               "eval mode or pass the random tensor as an input");
+}
+
+// Fills the contiguous buffer `t`: element i gets f(w01, w23), the words of
+// Philox block (seed, base + i) (w23 only when kBoth). The blocks come in
+// SIMD runs (kernels/cpu/philox_vec.h), the same numbers as philox4x32's.
+template <typename T, bool kBoth = false, typename F>
+void fill_random(Tensor& t, Generator* gen, const F& f) {
+  refuse_tracing();
   Generator& g = gen_or_default(gen);
   int64_t n = t.numel();
-  uint64_t base = g.reserve(static_cast<uint64_t>(n * blocks_per_elem));
+  uint64_t base = g.reserve(static_cast<uint64_t>(n));
   uint64_t seed = g.seed();
   T* p = static_cast<T*>(t.data_ptr());
   parallel_for(0, n, 4096, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) p[i] = f(seed, base + static_cast<uint64_t>(i * blocks_per_elem));
+    constexpr int64_t kRun = 256;
+    uint64_t w01[kRun], w23[kRun];
+    for (int64_t i = b; i < e; i += kRun) {
+      const int64_t m = std::min(kRun, e - i);
+      vec::philox_bits(seed, base + static_cast<uint64_t>(i), m, w01, kBoth ? w23 : nullptr);
+      for (int64_t j = 0; j < m; ++j) p[i + j] = f(w01[j], kBoth ? w23[j] : 0);
+    }
   });
 }
 
-double uniform01(uint64_t seed, uint64_t counter) {
-  auto r = philox4x32(seed, counter);
-  uint64_t bits = (static_cast<uint64_t>(r[0]) << 32) | r[1];
-  return uint64_to_uniform_double(bits);
-}
+double uniform01(uint64_t w01) { return uint64_to_uniform_double(w01); }
 
-double standard_normal(uint64_t seed, uint64_t counter) {
-  auto r = philox4x32(seed, counter);
+double standard_normal(uint64_t w01, uint64_t w23) {
   // Box-Muller; 1 - u keeps the log argument in (0, 1].
-  double u1 = 1.0 - uint64_to_uniform_double((static_cast<uint64_t>(r[0]) << 32) | r[1]);
-  double u2 = uint64_to_uniform_double((static_cast<uint64_t>(r[2]) << 32) | r[3]);
+  double u1 = 1.0 - uint64_to_uniform_double(w01);
+  double u2 = uint64_to_uniform_double(w23);
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
 }
 
@@ -72,8 +83,8 @@ Tensor& Tensor::uniform_(double from, double to, Generator* gen) {
   return fill_any(*this, [&](Tensor& t) {
     dispatch_floating(t.dtype(), "uniform_", [&](auto tag) {
       using T = typename decltype(tag)::type;
-      fill_random<T>(t, gen, 1, [&](uint64_t s, uint64_t c) {
-        return static_cast<T>(static_cast<opmath_t<T>>(from + (to - from) * uniform01(s, c)));
+      fill_random<T>(t, gen, [&](uint64_t w01, uint64_t) {
+        return static_cast<T>(static_cast<opmath_t<T>>(from + (to - from) * uniform01(w01)));
       });
     });
   });
@@ -84,8 +95,8 @@ Tensor& Tensor::normal_(double mean, double std, Generator* gen) {
   return fill_any(*this, [&](Tensor& t) {
     dispatch_floating(t.dtype(), "normal_", [&](auto tag) {
       using T = typename decltype(tag)::type;
-      fill_random<T>(t, gen, 1, [&](uint64_t s, uint64_t c) {
-        return static_cast<T>(static_cast<opmath_t<T>>(mean + std * standard_normal(s, c)));
+      fill_random<T, true>(t, gen, [&](uint64_t w01, uint64_t w23) {
+        return static_cast<T>(static_cast<opmath_t<T>>(mean + std * standard_normal(w01, w23)));
       });
     });
   });
@@ -96,8 +107,8 @@ Tensor& Tensor::bernoulli_(double p, Generator* gen) {
   return fill_any(*this, [&](Tensor& t) {
     dispatch_all(t.dtype(), "bernoulli_", [&](auto tag) {
       using T = typename decltype(tag)::type;
-      fill_random<T>(t, gen, 1, [&](uint64_t s, uint64_t c) {
-        return static_cast<T>(static_cast<opmath_t<T>>(uniform01(s, c) < p ? 1 : 0));
+      fill_random<T>(t, gen, [&](uint64_t w01, uint64_t) {
+        return static_cast<T>(static_cast<opmath_t<T>>(uniform01(w01) < p ? 1 : 0));
       });
     });
   });
@@ -109,10 +120,8 @@ Tensor& Tensor::random_(int64_t from, int64_t to, Generator* gen) {
   return fill_any(*this, [&](Tensor& t) {
     dispatch_numeric(t.dtype(), "random_", [&](auto tag) {
       using T = typename decltype(tag)::type;
-      fill_random<T>(t, gen, 1, [&](uint64_t s, uint64_t c) {
-        auto r = philox4x32(s, c);
-        uint64_t bits = (static_cast<uint64_t>(r[0]) << 32) | r[1];
-        return static_cast<T>(static_cast<opmath_t<T>>(from + static_cast<int64_t>(bits % range)));
+      fill_random<T>(t, gen, [&](uint64_t w01, uint64_t) {
+        return static_cast<T>(static_cast<opmath_t<T>>(from + static_cast<int64_t>(w01 % range)));
       });
     });
   });
@@ -167,4 +176,29 @@ Tensor bernoulli(const Tensor& like, double p, Generator* gen) {
   return t;
 }
 
+namespace detail {
+
+std::pair<Tensor, Tensor> dropout_f32(const Tensor& x, double p, Generator* gen) {
+  refuse_tracing();
+  Generator& g = gen_or_default(gen);
+  const int64_t n = x.numel();
+  const uint64_t base = g.reserve(static_cast<uint64_t>(n));
+  const uint64_t seed = g.seed();
+  // bernoulli_(q) keeps element i when uniform01 < q, uniform01 being
+  // (w01 >> 11) / 2^53: for an integer k, k < q * 2^53 iff k < ceil(q * 2^53),
+  // and q * 2^53 is exact (a power-of-two scaling).
+  const double q = 1.0 - p;
+  const auto keep_below = static_cast<uint64_t>(std::ceil(q * 9007199254740992.0));
+  const float scale = 1.0f / static_cast<float>(q);  // div_'s float division of a float 1
+  Tensor y = empty(x.sizes(), kFloat32), noise = empty(x.sizes(), kFloat32);
+  const float* px = x.data_ptr<float>();
+  float* py = y.data_ptr<float>();
+  float* pn = noise.data_ptr<float>();
+  parallel_for(0, n, 4096, [&](int64_t b, int64_t e) {
+    vec::dropout_f32(seed, base + static_cast<uint64_t>(b), keep_below, scale, px + b, py + b, pn + b, e - b);
+  });
+  return {std::move(y), std::move(noise)};
+}
+
+}  // namespace detail
 }  // namespace ember

@@ -1,0 +1,17 @@
+// Random kernels other ops build on, with the generator bookkeeping of
+// random.cpp (Note [random determinism]).
+#pragma once
+
+#include <utility>
+
+#include "ember/core/generator.h"
+#include "ember/core/tensor.h"
+
+namespace ember::detail {
+
+// Dropout of a contiguous float32 x in one pass: returns (y, noise), noise
+// being 1 / (1 - p) where kept and 0 elsewhere, y = x * noise. The numbers
+// equal bernoulli_(1 - p) then div_(1 - p) then x * noise; records nothing.
+std::pair<Tensor, Tensor> dropout_f32(const Tensor& x, double p, Generator* gen);
+
+}  // namespace ember::detail
