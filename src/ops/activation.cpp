@@ -52,9 +52,11 @@ Tensor apply_dropout(const Tensor& x, double p, bool training, Generator* gen, I
   if (!training || p == 0) return x;
   check_float(x, op);
   if (p == 1) return x * zeros(noise_shape, x.dtype());
-  if (x.dtype() == kFloat32 && x.is_contiguous() && noise_shape.equals(x.sizes())) {
+  if (x.dtype() == kFloat32 && noise_shape.equals(x.sizes())) {
     // One pass instead of four (fill, draw, scale, multiply); the same numbers.
-    auto [y, noise] = detail::dropout_f32(x, p, gen);
+    // A strided x (MultiheadAttention's batch-first output) is copied first:
+    // element i must draw block i in logical order, whatever the layout.
+    auto [y, noise] = detail::dropout_f32(x.contiguous(), p, gen);
     if (any_requires_grad({&x})) {
       SavedTensor snoise = save(noise);
       record("MulBackward0", {&x}, {snoise}, y,

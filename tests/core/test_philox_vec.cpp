@@ -97,3 +97,13 @@ TEST(PhiloxVec, DropoutGradientIsTheKeptScale) {
   Tensor want = where(kept, full({64, 33}, 1.0f / 0.75f), zeros({64, 33}));
   EXPECT_TRUE(equal(x.grad(), want));
 }
+
+TEST(PhiloxVec, StridedDropoutDrawsInLogicalOrder) {
+  Tensor x = randn({40, 70}).t();  // [70, 40], not contiguous
+  Generator a(3), b(3);
+  Tensor y = dropout(x, 0.3, true, &a);
+  Tensor noise = bernoulli(zeros({70, 40}), 0.7, &b);
+  noise.div_(0.7);
+  EXPECT_TRUE(equal(y, x * noise));
+  EXPECT_TRUE(equal(dropout(x, 0.3, true, &a), dropout(x.contiguous(), 0.3, true, &b)));
+}
