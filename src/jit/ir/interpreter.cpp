@@ -795,6 +795,16 @@ void replay_batch_norm(Ctx& c) {
                       /*training=*/false, 0.0, c.n.attr_double("eps"))};
 }
 
+void replay_layer_norm(Ctx& c) {
+  expect_counts(c, 1, 3, 1);
+  auto opt = [&](size_t i) { return i < c.in.size() ? c.in[i] : Tensor(); };
+  const Tensor& x = input(c, 0, "input");
+  const int64_t k = c.n.attr_int("normalized_dims");
+  if (k < 1 || k > x.dim()) bad(c, fmt::format("normalized_dims {} is out of range for input {}", k, shape_of(x)));
+  std::vector<int64_t> shape(x.sizes().end() - k, x.sizes().end());
+  c.out = {layer_norm(x, shape, opt(1), opt(2), c.n.attr_double("eps"))};
+}
+
 void replay_index_select(Ctx& c) {
   expect_counts(c, 2, 2, 1);
   c.out = {index_select(input(c, 0, "self"), c.n.attr_int("dim"), input(c, 1, "index"))};
@@ -1034,6 +1044,7 @@ void dispatch(Ctx& c) {
     case Op::avg_pool2d:
     case Op::adaptive_avg_pool2d: return replay_pool(op, c);
     case Op::batch_norm_apply: return replay_batch_norm(c);
+    case Op::layer_norm: return replay_layer_norm(c);
     case Op::index_select: return replay_index_select(c);
     case Op::gather: return replay_gather(c);
     case Op::scatter:
@@ -1113,6 +1124,7 @@ bool interpreter_supports(const std::string& kind) {
     case Op::avg_pool2d:
     case Op::adaptive_avg_pool2d:
     case Op::batch_norm_apply:
+    case Op::layer_norm:
     case Op::index_select:
     case Op::gather:
     case Op::sort:

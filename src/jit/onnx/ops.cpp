@@ -340,6 +340,31 @@ void lower_batch_norm(LowerCtx& c) {
   set_attr(n, "epsilon", static_cast<float>(c.n.attr_double("eps")));
 }
 
+// layer_norm as ReduceMean/Sub/Mul/Sqrt/Div over the last normalized_dims
+// axes (LayerNormalization only exists from opset 17); biased variance, as
+// the op's.
+void lower_layer_norm(LowerCtx& c) {
+  Builder& b = c.b;
+  const TensorType& t = c.g.type(c.n.inputs.at(0));
+  const int64_t k = c.n.attr_int("normalized_dims"), rank = static_cast<int64_t>(t.shape.size());
+  std::vector<int64_t> axes;
+  for (int64_t a = rank - k; a < rank; ++a) axes.push_back(a);
+  auto mean_over = [&](const std::string& v) {
+    onnx::NodeProto& n = b.node("ReduceMean", {v});
+    set_attr(n, "axes", axes);
+    set_attr(n, "keepdims", int64_t{1});
+    return n.output(0);
+  };
+  const std::string x = c.in(0);
+  const std::string centred = b.op("Sub", {x, mean_over(x)});
+  const std::string var = mean_over(b.op("Mul", {centred, centred}));
+  const std::string stdev = b.op("Sqrt", {b.op("Add", {var, b.const_scalar(c.n.attr_double("eps"), t.dtype)})});
+  std::string y = b.op("Div", {centred, stdev});
+  if (has_input(c, 1)) y = b.op("Mul", {y, c.in(1)});
+  if (has_input(c, 2)) y = b.op("Add", {y, c.in(2)});
+  b.op("Identity", {y}, c.out(0));
+}
+
 void lower_index_select(LowerCtx& c) {
   onnx::NodeProto& n = c.b.node("Gather", {c.in(0), c.in(1)}, {c.out(0)});
   set_attr(n, "axis", c.n.attr_int("dim"));
@@ -546,6 +571,7 @@ const std::unordered_map<std::string, LowerFn>& table() {
     m.emplace("avg_pool2d", lower_pool);
     m.emplace("adaptive_avg_pool2d", lower_adaptive_avg_pool);
     m.emplace("batch_norm_apply", lower_batch_norm);
+    m.emplace("layer_norm", lower_layer_norm);
     m.emplace("index_select", lower_index_select);
     m.emplace("gather", lower_gather);
     m.emplace("sort", lower_sort_topk);
