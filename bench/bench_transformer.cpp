@@ -37,6 +37,34 @@ void BM_transformer_train_step(benchmark::State& state) {
 
 }  // namespace
 
+// W8's pieces, forward + backward on one layer's activations: LayerNorm over
+// [16 * 128, 256], GELU (an encoder with activation="gelu") and dropout over
+// the feed-forward's [16 * 128, 1024] (docs/performance.md, "W8").
+template <typename F>
+void fwd_bwd(benchmark::State& state, std::vector<int64_t> shape, F f) {
+  bench::default_threads();
+  manual_seed(0);
+  Tensor x = randn(shape).requires_grad_(true), dy = randn(shape);
+  for (auto _ : state) {
+    f(x).backward(dy);
+    x.set_grad(Tensor());
+  }
+}
+
+void BM_layer_norm_fwd_bwd(benchmark::State& state) {
+  Tensor w = ones({256}).requires_grad_(true), b = zeros({256}).requires_grad_(true);
+  fwd_bwd(state, {16 * 128, 256}, [&](const Tensor& x) { return layer_norm(x, {256}, w, b, 1e-5); });
+}
+void BM_gelu_fwd_bwd(benchmark::State& state) {
+  fwd_bwd(state, {16 * 128, 1024}, [](const Tensor& x) { return gelu(x); });
+}
+void BM_dropout_fwd_bwd(benchmark::State& state) {
+  fwd_bwd(state, {16 * 128, 1024}, [](const Tensor& x) { return dropout(x, 0.1, true); });
+}
+
 BENCHMARK(BM_transformer_train_step)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
+BENCHMARK(BM_layer_norm_fwd_bwd)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_gelu_fwd_bwd)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_dropout_fwd_bwd)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 BENCHMARK_MAIN();

@@ -108,4 +108,21 @@ using BatchNormBackwardKernel = void(const BatchNormParams& p, const void* x, co
                                      const double* invstd, const double* weight, void* dx, double* sum_dy,
                                      double* sum_dy_xhat);
 
+// Layer normalisation over `rows` contiguous float32 rows of d values
+// (PyTorch's definitions: biased variance, rstd = 1 / sqrt(var + eps)).
+struct LayerNormParams {
+  int64_t rows = 0, d = 0;
+  float eps = 1e-5f;
+};
+// y = (x - mean) * rstd * w + b per row (w, b may be null); keeps each row's
+// statistics for the backward: shifted_mean = mean - x[row][0], and rstd.
+using LayerNormKernel = void(const LayerNormParams& p, const float* x, const float* w, const float* b, float* y,
+                             float* shifted_mean, float* rstd);
+// dx = rstd * (gw - mean(gw) - xhat * mean(gw * xhat)), gw = dy * w (w null:
+// dy), xhat = (x - mean) * rstd; dw = sum over rows of dy * xhat, db = sum of
+// dy. Each output may be null; dw and db do not depend on the thread count.
+using LayerNormBackwardKernel = void(const LayerNormParams& p, const float* dy, const float* x,
+                                     const float* shifted_mean, const float* rstd, const float* w, float* dx,
+                                     float* dw, float* db);
+
 }  // namespace ember

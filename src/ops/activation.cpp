@@ -15,10 +15,8 @@
 #include "ember/ops/view.h"
 #include "ops/random_internal.h"
 #include "core/op_registry.h"
-#include "ember/core/parallel.h"
 #include "ember/core/trace_hook.h"
-#include "kernels/cpu/layer_norm_vec.h"
-#include "kernels/cpu/vec_f32.h"
+#include "kernels/nn.h"
 
 namespace ember {
 
@@ -186,21 +184,7 @@ Tensor layer_norm_composite(const Tensor& input, const std::vector<int64_t>& dim
   return out;
 }
 
-// Rows per block of the weight-gradient sums: the blocks' partial sums are
-// added in block order, so the result does not depend on the thread count.
-constexpr int64_t kLayerNormBlockRows = 64;
-
-// Sums a [blocks, d] buffer of partial sums over its blocks, in order.
-Tensor sum_blocks(const std::vector<float>& partial, int64_t blocks, int64_t d, IntArrayRef shape) {
-  Tensor out = zeros({d});
-  float* po = out.data_ptr<float>();
-  for (int64_t blk = 0; blk < blocks; ++blk) vec::accumulate_f32(po, partial.data() + blk * d, d);
-  return out.view(shape);
-}
-
-// Forward and backward through the row kernels (kernels/cpu/layer_norm_vec.h):
-// one pass per row each way instead of the composite's eight ops forward
-// and about fifteen backward.
+// Forward and backward through the layer_norm kernels (kernels/nn.h).
 Tensor layer_norm_fused(const Tensor& input, IntArrayRef normalized_shape, const std::vector<int64_t>& dims,
                         const Tensor& weight, const Tensor& bias, double eps) {
   const Tensor x = input.contiguous();
@@ -208,32 +192,25 @@ Tensor layer_norm_fused(const Tensor& input, IntArrayRef normalized_shape, const
   const Tensor b = bias.defined() ? bias.contiguous() : Tensor();
   int64_t d = 1;
   for (int64_t s : normalized_shape) d *= s;
-  const int64_t rows = x.numel() / d;
-  // mean: less the row's first element (kernels/cpu/layer_norm_vec.h).
-  Tensor y = empty(x.sizes(), kFloat32), mean = empty({rows}, kFloat32), rstd = empty({rows}, kFloat32);
-  {
-    const float *px = x.data_ptr<float>(), *pw = w.defined() ? w.data_ptr<float>() : nullptr,
-                *pb = b.defined() ? b.data_ptr<float>() : nullptr;
-    float *py = y.data_ptr<float>(), *pm = mean.data_ptr<float>(), *ps = rstd.data_ptr<float>();
-    parallel_for(0, rows, std::max<int64_t>(1, 16384 / d), [&](int64_t r0, int64_t r1) {
-      vec::layer_norm_fwd_f32(px + r0 * d, pw, pb, py + r0 * d, pm + r0, ps + r0, r1 - r0, d,
-                              static_cast<float>(eps));
-    });
-  }
+  const LayerNormParams p{x.numel() / d, d, static_cast<float>(eps)};
+  // mean: less the row's first element (LayerNormKernel).
+  Tensor y = empty(x.sizes(), kFloat32), mean = empty({p.rows}, kFloat32), rstd = empty({p.rows}, kFloat32);
+  auto f32 = [](const Tensor& t) { return t.defined() ? t.data_ptr<float>() : nullptr; };
+  get_kernel<LayerNormKernel>(Op::layer_norm, x.device())(p, x.data_ptr<float>(), f32(w), f32(b), y.data_ptr<float>(),
+                                                          mean.data_ptr<float>(), rstd.data_ptr<float>());
   if (!any_requires_grad({&input, &weight, &bias})) return y;
   const bool need_x = input.requires_grad(), need_w = weight.defined() && weight.requires_grad(),
              need_b = bias.defined() && bias.requires_grad();
   std::vector<int64_t> shape = normalized_shape.vec();
   SavedTensor sx = save(x), sw = save(w);
   record("NativeLayerNormBackward0", {&input, &weight, &bias}, {sx, sw}, y,
-         [sx, sw, mean, rstd, dims, shape, rows, d, eps, need_x, need_w, need_b](
-             const variable_list& g) -> variable_list {
+         [sx, sw, mean, rstd, dims, shape, p, eps, need_x, need_w, need_b](const variable_list& g) -> variable_list {
            Tensor xs = sx.unpack(), ws = sw.unpack();
-           std::vector<int64_t> batch_dims;
-           for (int64_t i = 0; i < xs.dim() - static_cast<int64_t>(shape.size()); ++i) batch_dims.push_back(i);
            if (GradMode::is_enabled()) {
              // create_graph: differentiate the composite so second derivatives
              // (through the row statistics too) are recorded.
+             std::vector<int64_t> batch_dims;
+             for (int64_t i = 0; i < xs.dim() - static_cast<int64_t>(shape.size()); ++i) batch_dims.push_back(i);
              Tensor m = ember::mean(xs, dims, true), inv = rsqrt(ember::var(xs, dims, 0, true) + eps);
              Tensor xhat = (xs - m) * inv;
              auto over_batch = [&](const Tensor& t) { return batch_dims.empty() ? t : t.sum(batch_dims); };
@@ -246,24 +223,13 @@ Tensor layer_norm_fused(const Tensor& input, IntArrayRef normalized_shape, const
              }
              return {gx, gw, gb};
            }
-           const Tensor gc = g[0].contiguous();
+           const Tensor dy = g[0].contiguous();
            Tensor gx = need_x ? empty(xs.sizes(), kFloat32) : Tensor();
-           const int64_t blocks = (rows + kLayerNormBlockRows - 1) / kLayerNormBlockRows;
-           std::vector<float> dw(need_w ? static_cast<size_t>(blocks * d) : 0),
-               db(need_b ? static_cast<size_t>(blocks * d) : 0);
-           const float *pg = gc.data_ptr<float>(), *px = xs.data_ptr<float>(), *pm = mean.data_ptr<float>(),
-                       *ps = rstd.data_ptr<float>(), *pw = ws.defined() ? ws.data_ptr<float>() : nullptr;
-           float* pgx = need_x ? gx.data_ptr<float>() : nullptr;
-           parallel_for(0, blocks, 1, [&](int64_t b0, int64_t b1) {
-             for (int64_t blk = b0; blk < b1; ++blk) {
-               const int64_t r0 = blk * kLayerNormBlockRows, n = std::min(kLayerNormBlockRows, rows - r0);
-               vec::layer_norm_bwd_f32(pg + r0 * d, px + r0 * d, pm + r0, ps + r0, pw,
-                                       pgx ? pgx + r0 * d : nullptr, need_w ? dw.data() + blk * d : nullptr,
-                                       need_b ? db.data() + blk * d : nullptr, n, d);
-             }
-           });
-           Tensor gw = need_w ? sum_blocks(dw, blocks, d, shape) : Tensor();
-           Tensor gb = need_b ? sum_blocks(db, blocks, d, shape) : Tensor();
+           Tensor gw = need_w ? empty(shape, kFloat32) : Tensor(), gb = need_b ? empty(shape, kFloat32) : Tensor();
+           auto f32 = [](const Tensor& t) { return t.defined() ? t.data_ptr<float>() : nullptr; };
+           get_kernel<LayerNormBackwardKernel>(Op::layer_norm_backward, xs.device())(
+               p, dy.data_ptr<float>(), xs.data_ptr<float>(), mean.data_ptr<float>(), rstd.data_ptr<float>(), f32(ws),
+               f32(gx), f32(gw), f32(gb));
            return {gx, gw, gb};
          });
   return y;

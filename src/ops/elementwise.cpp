@@ -2,6 +2,10 @@
 // are the kernels registered for each Op.
 #include "ember/ops/elementwise.h"
 
+#include "ember/core/grad_mode.h"
+#include "ember/core/parallel.h"
+#include "ember/core/trace_hook.h"
+#include <cmath>
 #include "ember/ops/factory.h"
 #include "ember/ops/reduction.h"
 #include "ember/ops/view.h"
@@ -661,6 +665,39 @@ Tensor relu(const Tensor& a) {
   return unary_with_grad("ReluBackward0", a, unary_same(Op::relu, a),
                          [](EMBER_G) { (void)x; return threshold_backward(g, y.unpack(), 0.0); });
 }
+namespace {
+// GELU's derivative times g in one pass over float32 (the composites below
+// take eight ops, each a pass over the activations); undefined where the
+// composite must run: other dtypes, broadcasting, tracing, and double
+// backward (create_graph records the composite's graph).
+Tensor gelu_backward_f32(const Tensor& g, const Tensor& x, bool tanh_approx) {
+  if (GradMode::is_enabled() || trace_hook() || g.dtype() != kFloat32 || x.dtype() != kFloat32 ||
+      !g.sizes().equals(x.sizes()))
+    return Tensor();
+  const Tensor gc = g.contiguous(), xc = x.contiguous();
+  Tensor out = empty(x.sizes(), kFloat32);
+  const float *pg = gc.data_ptr<float>(), *px = xc.data_ptr<float>();
+  float* po = out.data_ptr<float>();
+  parallel_for(0, x.numel(), 2048, [&](int64_t b, int64_t e) {
+    if (tanh_approx) {
+      constexpr float k = 0.7978845608028654f, c = 0.044715f;
+      for (int64_t i = b; i < e; ++i) {
+        const float v = px[i], t = std::tanh(k * (v + c * v * v * v));
+        po[i] = pg[i] * (0.5f * (1 + t) + 0.5f * v * (1 - t * t) * k * (1 + 3 * c * v * v));
+      }
+    } else {
+      for (int64_t i = b; i < e; ++i) {
+        const float v = px[i];
+        const float cdf = 0.5f * (1 + std::erf(v * static_cast<float>(kSqrt1_2)));
+        const float pdf = std::exp(-0.5f * v * v) * static_cast<float>(kInvSqrt2Pi);
+        po[i] = pg[i] * (cdf + v * pdf);
+      }
+    }
+  });
+  return out;
+}
+}  // namespace
+
 Tensor gelu(const Tensor& a, std::string_view approximate) {
   EMBER_CHECK(approximate == "none" || approximate == "tanh",
               "gelu: approximate must be 'none' or 'tanh', got '{}'", approximate);
@@ -670,6 +707,7 @@ Tensor gelu(const Tensor& a, std::string_view approximate) {
     return unary_with_grad("GeluBackward0", a, unary_same(Op::gelu, a), [](EMBER_G) {
       (void)y;
       Tensor v = x.unpack();
+      if (Tensor fused = gelu_backward_f32(g, v, false); fused.defined()) return fused;
       Tensor cdf = (erf(v * kSqrt1_2) + 1) * 0.5;
       Tensor pdf = exp(v * v * -0.5) * kInvSqrt2Pi;
       return g * (cdf + v * pdf);
@@ -679,6 +717,7 @@ Tensor gelu(const Tensor& a, std::string_view approximate) {
     (void)y;
     constexpr double k = 0.7978845608028654, c = 0.044715;
     Tensor v = x.unpack();
+    if (Tensor fused = gelu_backward_f32(g, v, true); fused.defined()) return fused;
     Tensor inner = (v + v * v * v * c) * k;
     Tensor t = tanh(inner);
     Tensor dinner = (v * v * (3 * c) + 1) * k;

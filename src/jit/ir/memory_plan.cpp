@@ -35,8 +35,8 @@ bool is_elementwise(const std::string& kind) {
 }  // namespace
 
 bool writes_into_given_outputs(const std::string& kind) {
-  if (kind == "as_strided" || kind == "batch_norm_apply" || kind == "layer_norm" || kind == "index_select" || kind == "gather" ||
-      kind == "sort" || kind == "topk" || kind == "scatter" || kind == "scatter_add" || kind == "cat")
+  if (kind == "as_strided" || kind == "batch_norm_apply" || kind == "layer_norm" || kind == "index_select" ||
+      kind == "gather" || kind == "sort" || kind == "topk" || kind == "scatter" || kind == "scatter_add" || kind == "cat")
     return false;
   // A control-flow node's outputs come from a nested run (Note [control flow]).
   if (kind == "cond" || kind == "while_loop") return false;
