@@ -9,6 +9,7 @@
 #include "ember/ops/factory.h"
 #include "ember/ops/reduction.h"
 #include "ember/ops/view.h"
+#include "kernels/cpu/vec_f32.h"
 #include "kernels/flat_binary.h"
 #include "kernels/kernel_types.h"
 #include "ops/autocast_util.h"
@@ -679,20 +680,7 @@ Tensor gelu_backward_f32(const Tensor& g, const Tensor& x, bool tanh_approx) {
   const float *pg = gc.data_ptr<float>(), *px = xc.data_ptr<float>();
   float* po = out.data_ptr<float>();
   parallel_for(0, x.numel(), 2048, [&](int64_t b, int64_t e) {
-    if (tanh_approx) {
-      constexpr float k = 0.7978845608028654f, c = 0.044715f;
-      for (int64_t i = b; i < e; ++i) {
-        const float v = px[i], t = std::tanh(k * (v + c * v * v * v));
-        po[i] = pg[i] * (0.5f * (1 + t) + 0.5f * v * (1 - t * t) * k * (1 + 3 * c * v * v));
-      }
-    } else {
-      for (int64_t i = b; i < e; ++i) {
-        const float v = px[i];
-        const float cdf = 0.5f * (1 + std::erf(v * static_cast<float>(kSqrt1_2)));
-        const float pdf = std::exp(-0.5f * v * v) * static_cast<float>(kInvSqrt2Pi);
-        po[i] = pg[i] * (cdf + v * pdf);
-      }
-    }
+    vec::gelu_backward_f32(pg + b, px + b, po + b, e - b, tanh_approx);
   });
   return out;
 }

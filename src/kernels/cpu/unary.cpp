@@ -68,7 +68,7 @@ EMBER_REGISTER_KERNEL(round_bf16, CPU, round_bf16_kernel);
 
 // x != x keeps NaN, like PyTorch's relu (clamp_min).
 EMBER_UNARY(relu, Numeric, vec::Unary::Relu, (x > 0 || x != x) ? x : decltype(x)(0))
-EMBER_UNARY(gelu, Floating, kNoVec, decltype(x)(0.5) * x * (1 + std::erf(x * decltype(x)(0.7071067811865476))))
+EMBER_UNARY(gelu, Floating, vec::Unary::Gelu, decltype(x)(0.5) * x * (1 + std::erf(x * decltype(x)(0.7071067811865476))))
 EMBER_UNARY(gelu_tanh, Floating, vec::Unary::GeluTanh,
             decltype(x)(0.5) * x *
                 (1 + std::tanh(decltype(x)(0.7978845608028654) * (x + decltype(x)(0.044715) * x * x * x))))

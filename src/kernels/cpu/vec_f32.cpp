@@ -133,6 +133,25 @@ HWY_INLINE V sigmoid(D d, V x) {
   return hn::Div(one, hn::Add(one, hn::Exp(d, hn::Neg(x))));
 }
 
+// erf by Abramowitz and Stegun 7.1.26 (|error| < 1.5e-7): the formula of
+// PyTorch's vectorized CPU erf, which its GELU runs on.
+HWY_INLINE V erf_as(D d, V x) {
+  const V one = hn::Set(d, 1.0f);
+  const V ax = hn::Abs(x);
+  const V t = hn::Div(one, hn::MulAdd(hn::Set(d, 0.3275911f), ax, one));
+  V p = hn::MulAdd(hn::Set(d, 1.061405429f), t, hn::Set(d, -1.453152027f));
+  p = hn::MulAdd(p, t, hn::Set(d, 1.421413741f));
+  p = hn::MulAdd(p, t, hn::Set(d, -0.284496736f));
+  p = hn::MulAdd(p, t, hn::Set(d, 0.254829592f));
+  p = hn::Mul(p, t);
+  return hn::CopySign(hn::NegMulAdd(p, fast_exp(d, hn::Neg(hn::Mul(ax, ax))), one), x);
+}
+
+HWY_INLINE V gelu_cdf(D d, V v) {  // 0.5 * (1 + erf(v / sqrt(2)))
+  const V half = hn::Set(d, 0.5f);
+  return hn::MulAdd(half, erf_as(d, hn::Mul(v, hn::Set(d, 0.7071067811865476f))), half);
+}
+
 void UnaryF32(int op, const float* x, float* out, int64_t n) {
   switch (static_cast<Unary>(op)) {
     case Unary::Exp: return map1(x, out, n, [](D d, V v) { return fast_exp(d, v); });
@@ -180,12 +199,34 @@ void UnaryF32(int op, const float* x, float* out, int64_t n) {
         const V half = hn::Set(d, 0.5f);
         return keep_nan(v, hn::Mul(hn::Mul(half, v), hn::Add(hn::Set(d, 1.0f), hn::Tanh(d, inner))));
       });
+    case Unary::Gelu: return map1(x, out, n, [](D d, V v) { return keep_nan(v, hn::Mul(v, gelu_cdf(d, v))); });
     case Unary::Reciprocal: return map1(x, out, n, [](D d, V v) { return hn::Div(hn::Set(d, 1.0f), v); });
     case Unary::Floor: return map1(x, out, n, [](D, V v) { return hn::Floor(v); });
     case Unary::Ceil: return map1(x, out, n, [](D, V v) { return hn::Ceil(v); });
     case Unary::Round: return map1(x, out, n, [](D, V v) { return hn::Round(v); });
     case Unary::Trunc: return map1(x, out, n, [](D, V v) { return hn::Trunc(v); });
   }
+}
+
+void GeluBackwardF32(const float* g, const float* x, float* out, int64_t n, bool tanh_approx) {
+  if (tanh_approx) {
+    return map2(g, x, out, n, 0, [](V gv, V v) {
+      const D d;
+      const V k = hn::Set(d, 0.7978845608028654f), c = hn::Set(d, 0.044715f), half = hn::Set(d, 0.5f);
+      const V one = hn::Set(d, 1.0f), v2 = hn::Mul(v, v);
+      const V t = hn::Tanh(d, hn::Mul(k, hn::MulAdd(hn::Mul(c, v), v2, v)));
+      // 0.5 * (1 + t) + 0.5 * v * (1 - t^2) * k * (1 + 3 c v^2)
+      const V dinner = hn::Mul(k, hn::MulAdd(hn::Mul(hn::Set(d, 3.0f), c), v2, one));
+      const V r = hn::MulAdd(hn::Mul(hn::Mul(half, v), hn::NegMulAdd(t, t, one)), dinner, hn::MulAdd(half, t, half));
+      return hn::Mul(gv, keep_nan(v, r));
+    });
+  }
+  return map2(g, x, out, n, 0, [](V gv, V v) {
+    const D d;
+    // cdf + v * pdf, pdf = exp(-v^2 / 2) / sqrt(2 pi)
+    const V pdf = hn::Mul(fast_exp(d, hn::Mul(hn::Set(d, -0.5f), hn::Mul(v, v))), hn::Set(d, 0.3989422804014327f));
+    return hn::Mul(gv, keep_nan(v, hn::MulAdd(v, pdf, gelu_cdf(d, v))));
+  });
 }
 
 float SumF32(const float* x, int64_t n) {
@@ -333,6 +374,7 @@ HWY_EXPORT(MinMaxF32);
 HWY_EXPORT(AccumulateF32);
 HWY_EXPORT(TargetName);
 HWY_EXPORT(LstmCellF32);
+HWY_EXPORT(GeluBackwardF32);
 
 void binary_f32(Binary op, const float* a, const float* b, float* out, int64_t n, int mode) {
   HWY_DYNAMIC_DISPATCH(BinaryF32)(static_cast<int>(op), a, b, out, n, mode);
@@ -350,6 +392,9 @@ void lstm_cell_f32(const float* gx, const float* gh, const float* c, float* h_ou
 }
 void accumulate_f32(float* out, const float* x, int64_t n) {
   HWY_DYNAMIC_DISPATCH(AccumulateF32)(out, x, n);
+}
+void gelu_backward_f32(const float* g, const float* x, float* out, int64_t n, bool tanh_approx) {
+  HWY_DYNAMIC_DISPATCH(GeluBackwardF32)(g, x, out, n, tanh_approx);
 }
 const char* target_name() { return HWY_DYNAMIC_DISPATCH(TargetName)(); }
 }  // namespace ember::vec

@@ -12,7 +12,8 @@ void binary_f32(Binary op, const float* a, const float* b, float* out, int64_t n
 
 enum class Unary : int {
   Exp, Expm1, Log, Log1p, Tanh, Sigmoid, Sqrt, Rsqrt, Relu, Neg, Abs,
-  Sin, Cos, Silu, GeluTanh, Reciprocal, Floor, Ceil, Round, Trunc
+  Sin, Cos, Silu, GeluTanh, Reciprocal, Floor, Ceil, Round, Trunc,
+  Gelu  // erf by Abramowitz and Stegun 7.1.26, as PyTorch's vectorized GELU
 };
 void unary_f32(Unary op, const float* x, float* out, int64_t n);
 
@@ -31,6 +32,10 @@ void accumulate_f32(float* out, const float* x, int64_t n);
 // of add, sigmoid, tanh and mul run as separate ops, in one pass.
 void lstm_cell_f32(const float* gx, const float* gh, const float* c, float* h_out, float* c_out, int64_t batch,
                    int64_t hidden);
+
+// out = g * GELU'(x), exact (erf as Unary::Gelu's) or with the tanh
+// approximation: the backward of both in one pass.
+void gelu_backward_f32(const float* g, const float* x, float* out, int64_t n, bool tanh_approx);
 
 // Name of the ISA the dispatcher picked, for benchmarks and env.json.
 const char* target_name();
