@@ -1,6 +1,8 @@
 // MultiheadAttention and its output projection.
 #include "ember/nn/attention.h"
 
+#include "ember/ops/attention.h"
+
 #include <cmath>
 #include <limits>
 
@@ -181,6 +183,16 @@ std::pair<Tensor, Tensor> MultiheadAttention::forward(const Tensor& query, const
   }
 
   // ---- scaled dot-product attention over [N * H, L, S] ----
+  if (!o.need_weights && GradMode::is_enabled() && (q.requires_grad() || k.requires_grad() || v.requires_grad())) {
+    // Training: the blocked kernel (Note [blocked attention]) keeps no [L, S]
+    // probabilities for the backward. Its bool masks say where to attend.
+    Tensor attend = mask.defined() && mask.dtype() == kBool ? logical_not(mask) : mask;
+    Tensor ctx = scaled_dot_product_attention(q, k, v, attend, is_training() ? dropout : 0.0, false, std::nullopt,
+                                              generator);
+    Tensor out = out_proj->forward(ctx.transpose(0, 1).reshape({L * N, E})).view({L, N, E});
+    if (!batched) return {out.squeeze(1), Tensor()};
+    return {batch_first ? out.transpose(0, 1) : out, Tensor()};
+  }
   Tensor scores = bmm(q / std::sqrt(static_cast<double>(head_dim)), k.transpose(1, 2));
   if (mask.defined()) {
     if (mask.dtype() == kBool) {

@@ -179,12 +179,14 @@ bool mask_fits(const Tensor& mask, const Tensor& q, int64_t s) {
   return true;
 }
 
-// Whether the blocked kernel takes this call: float32 with the same batch
-// dims on q, k and v, a mask that needs no gradient and broadcasts to the
-// scores, dropout_p below 1, not while tracing (the graph records the
-// composite's primitive ops).
+// Whether the blocked kernel takes this call: training (gradients recorded:
+// what it saves is the point, no [L, S] probabilities kept for the
+// backward), float32 with the same batch dims on q, k and v, a mask that
+// needs no gradient and broadcasts to the scores, dropout_p below 1. Without
+// gradients the composite runs, the ops a traced graph records, so eager
+// inference and its graph agree bitwise.
 bool blocked_applies(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask, double dropout_p) {
-  if (q.dtype() != kFloat32 || trace_hook() || dropout_p >= 1) return false;
+  if (q.dtype() != kFloat32 || trace_hook() || dropout_p >= 1 || !any_requires_grad({&q, &k, &v})) return false;
   if (!same_batch(q, k) || !same_batch(q, v) || q.numel() == 0 || k.numel() == 0 || v.numel() == 0) return false;
   return !mask.defined() || (!mask.requires_grad() && (mask.dtype() == kBool || mask.dtype() == kFloat32) &&
                              mask_fits(mask, q, k.size(-2)));

@@ -70,14 +70,28 @@ TEST(AttentionBlocked, ARowMaskedInItsFirstTileTakesItsWeightsFromTheNext) {
   Generator gen(6);
   Tensor q = randn({1, L, 8}, kFloat64, &gen), k = randn({1, S, 8}, kFloat64, &gen),
          v = randn({1, S, 4}, kFloat64, &gen);
-  Tensor y = scaled_dot_product_attention(q.to(kFloat32), k.to(kFloat32), v.to(kFloat32), mask);
+  // Gradients recorded: the blocked kernel's case.
+  Tensor q32 = q.to(kFloat32).requires_grad_(true), k32 = k.to(kFloat32), v32 = v.to(kFloat32);
+  Tensor y = scaled_dot_product_attention(q32, k32, v32, mask);
+  ASSERT_EQ(y.grad_fn()->name(), std::string("ScaledDotProductFlashAttentionBackward0"));
   Tensor want = scaled_dot_product_attention(q, k, v, mask);
-  EXPECT_LT(rel_err(y, want), 1e-5);
+  EXPECT_LT(rel_err(y.detach(), want), 1e-5);
   // A row with no key at all is NaN, as the composite's softmax over -inf.
   mask.narrow(0, 1, 1).fill_(false);
-  y = scaled_dot_product_attention(q.to(kFloat32), k.to(kFloat32), v.to(kFloat32), mask);
+  y = scaled_dot_product_attention(q32, k32, v32, mask).detach();
   EXPECT_TRUE(std::isnan(y[0][1][0].item<float>()));
   EXPECT_FALSE(std::isnan(y[0][0][0].item<float>()));
+}
+
+TEST(AttentionBlocked, WithoutGradientsTheCompositeRuns) {
+  // Inference takes the composite, the ops a traced graph records.
+  Tensor q = randn({2, 5, 8});
+  Tensor y = scaled_dot_product_attention(q.requires_grad_(true), q, q);
+  EXPECT_EQ(y.grad_fn()->name(), std::string("ScaledDotProductFlashAttentionBackward0"));
+  NoGradGuard no_grad;
+  Tensor a = scaled_dot_product_attention(q, q, q);
+  EXPECT_FALSE(a.grad_fn());
+  EXPECT_LT(max(abs(a - y.detach())).item<double>(), 1e-6);
 }
 
 TEST(AttentionBlocked, DoubleBackwardIsRefusedWithTheWayOut) {
