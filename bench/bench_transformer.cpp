@@ -62,9 +62,26 @@ void BM_dropout_fwd_bwd(benchmark::State& state) {
   fwd_bwd(state, {16 * 128, 1024}, [](const Tensor& x) { return dropout(x, 0.1, true); });
 }
 
+// Attention over a long sequence in training: scaled_dot_product_attention
+// forward + backward, [8 (batch * heads), 2048, 64], dropout 0.1. Above
+// kAttentionTile keys the blocked kernel runs and keeps no [8, 2048, 2048]
+// matrix (128 MiB each for the probabilities and the dropout mask); compare
+// peak RSS with /usr/bin/time -v --benchmark_filter=attention_long.
+void BM_attention_long_fwd_bwd(benchmark::State& state) {
+  bench::default_threads();
+  manual_seed(0);
+  Tensor q = randn({8, 2048, 64}).requires_grad_(true), k = randn({8, 2048, 64}).requires_grad_(true),
+         v = randn({8, 2048, 64}).requires_grad_(true), dy = randn({8, 2048, 64});
+  for (auto _ : state) {
+    scaled_dot_product_attention(q, k, v, Tensor(), 0.1).backward(dy);
+    for (Tensor* t : {&q, &k, &v}) t->set_grad(Tensor());
+  }
+}
+
 BENCHMARK(BM_transformer_train_step)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 BENCHMARK(BM_layer_norm_fwd_bwd)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(BM_gelu_fwd_bwd)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(BM_dropout_fwd_bwd)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_attention_long_fwd_bwd)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(2.0);
 
 BENCHMARK_MAIN();

@@ -183,9 +183,11 @@ std::pair<Tensor, Tensor> MultiheadAttention::forward(const Tensor& query, const
   }
 
   // ---- scaled dot-product attention over [N * H, L, S] ----
-  if (!o.need_weights && GradMode::is_enabled() && (q.requires_grad() || k.requires_grad() || v.requires_grad())) {
-    // Training: the blocked kernel (Note [blocked attention]) keeps no [L, S]
-    // probabilities for the backward. Its bool masks say where to attend.
+  if (!o.need_weights && attention_runs_blocked(N * H, L, S) && GradMode::is_enabled() &&
+      (q.requires_grad() || k.requires_grad() || v.requires_grad())) {
+    // Training on long sequences: the blocked kernel (Note [blocked
+    // attention]) keeps no [L, S] probabilities for the backward. Its bool
+    // masks say where to attend.
     Tensor attend = mask.defined() && mask.dtype() == kBool ? logical_not(mask) : mask;
     Tensor ctx = scaled_dot_product_attention(q, k, v, attend, is_training() ? dropout : 0.0, false, std::nullopt,
                                               generator);

@@ -22,6 +22,7 @@
 #include "ember/ops/reduction.h"
 #include "ember/ops/view.h"
 #include "kernels/cpu/philox_vec.h"
+#include "ops/attention_internal.h"
 
 namespace ember {
 namespace {
@@ -56,7 +57,7 @@ Tensor sdpa_composite(const Tensor& query, const Tensor& key, const Tensor& valu
 // base + (b * L + i) * S + j, as bernoulli_ over the [B, L, S] weights would,
 // and the backward draws the same blocks again instead of saving a mask.
 // Each tile is a batched matmul (oneDNN) over all B = batch * heads at once.
-constexpr int64_t kBlock = 256;
+constexpr int64_t kBlock = kAttentionTile;
 
 struct Tiles {
   int64_t B, L, S, E, Ev;
@@ -179,17 +180,24 @@ bool mask_fits(const Tensor& mask, const Tensor& q, int64_t s) {
   return true;
 }
 
-// Whether the blocked kernel takes this call: training (gradients recorded:
-// what it saves is the point, no [L, S] probabilities kept for the
-// backward), float32 with the same batch dims on q, k and v, a mask that
-// needs no gradient and broadcasts to the scores, dropout_p below 1. Without
-// gradients the composite runs, the ops a traced graph records, so eager
-// inference and its graph agree bitwise.
-bool blocked_applies(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask, double dropout_p) {
-  if (q.dtype() != kFloat32 || trace_hook() || dropout_p >= 1 || !any_requires_grad({&q, &k, &v})) return false;
+// What the kernel can take: float32 q, k and v with the same batch dims, a
+// mask that needs no gradient and broadcasts to the scores, dropout_p below 1.
+bool blocked_takes(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask, double dropout_p) {
+  if (q.dtype() != kFloat32 || dropout_p >= 1) return false;
   if (!same_batch(q, k) || !same_batch(q, v) || q.numel() == 0 || k.numel() == 0 || v.numel() == 0) return false;
   return !mask.defined() || (!mask.requires_grad() && (mask.dtype() == kBool || mask.dtype() == kFloat32) &&
                              mask_fits(mask, q, k.size(-2)));
+}
+
+// Whether scaled_dot_product_attention runs the blocked kernel: training
+// (gradients recorded: what it saves is the point, no [L, S] probabilities
+// kept for the backward) with a large scores matrix (attention_runs_blocked),
+// on inputs it takes. Without gradients the composite runs, the ops a traced
+// graph records, so eager inference and its graph agree bitwise.
+bool blocked_applies(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask, double dropout_p) {
+  if (trace_hook() || !any_requires_grad({&q, &k, &v})) return false;
+  if (!attention_runs_blocked(q.numel() / (q.size(-2) * q.size(-1)), q.size(-2), k.size(-2))) return false;
+  return blocked_takes(q, k, v, mask, dropout_p);
 }
 
 Tensor sdpa_blocked(const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& attn_mask,
@@ -237,6 +245,19 @@ Tensor sdpa_blocked(const Tensor& query, const Tensor& key, const Tensor& value,
 }
 
 }  // namespace
+
+namespace detail {
+Tensor scaled_dot_product_attention_blocked(const Tensor& query, const Tensor& key, const Tensor& value,
+                                            const Tensor& attn_mask, double dropout_p, bool is_causal,
+                                            std::optional<double> scale, Generator* gen) {
+  EMBER_CHECK(blocked_takes(query, key, value, attn_mask, dropout_p),
+              "scaled_dot_product_attention_blocked: expected float32 query, key and value with the same batch "
+              "dims, a mask broadcastable to the scores needing no gradient, and dropout_p < 1; got {}, {}, {}",
+              shape_str(query.sizes()), shape_str(key.sizes()), shape_str(value.sizes()));
+  const double sc = scale.value_or(1.0 / std::sqrt(static_cast<double>(query.size(-1))));
+  return sdpa_blocked(query, key, value, attn_mask, dropout_p, is_causal, sc, gen);
+}
+}  // namespace detail
 
 Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
                                     const Tensor& attn_mask, double dropout_p, bool is_causal,

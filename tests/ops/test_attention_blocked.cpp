@@ -10,6 +10,7 @@
 
 #include "ember/autograd/autograd.h"
 #include "ember/ember.h"
+#include "ops/attention_internal.h"
 
 using namespace ember;
 
@@ -36,10 +37,10 @@ void check(const Case& c, int64_t L, int64_t S) {
            v = v64.to(dt).detach().requires_grad_(true);
     Tensor mask = c.mask.defined() && c.mask.is_floating_point() ? c.mask.to(dt) : c.mask;
     Generator drop(42);
-    Tensor y = scaled_dot_product_attention(q, k, v, mask, c.dropout, c.causal, std::nullopt, &drop);
-    if (dt == kFloat32) {
-      EXPECT_EQ(y.grad_fn()->name(), std::string("ScaledDotProductFlashAttentionBackward0"));
-    }
+    Tensor y = dt == kFloat32
+                   ? detail::scaled_dot_product_attention_blocked(q, k, v, mask, c.dropout, c.causal, std::nullopt,
+                                                                  &drop)
+                   : scaled_dot_product_attention(q, k, v, mask, c.dropout, c.causal, std::nullopt, &drop);
     (y * dy.to(dt)).sum().backward();
     return std::vector<Tensor>{y.detach(), q.grad(), k.grad(), v.grad()};
   };
@@ -50,6 +51,8 @@ void check(const Case& c, int64_t L, int64_t S) {
 
 }  // namespace
 
+// detail::scaled_dot_product_attention_blocked: the kernel on shapes below
+// attention_runs_blocked's threshold, which OnlyTrainingOnLargeScores tests.
 TEST(AttentionBlocked, MatchesTheFloat64CompositeAcrossTiles) {
   const int64_t L = 300, S = 520;  // 2 x 3 tiles of 256
   Generator gen(3);
@@ -72,34 +75,41 @@ TEST(AttentionBlocked, ARowMaskedInItsFirstTileTakesItsWeightsFromTheNext) {
          v = randn({1, S, 4}, kFloat64, &gen);
   // Gradients recorded: the blocked kernel's case.
   Tensor q32 = q.to(kFloat32).requires_grad_(true), k32 = k.to(kFloat32), v32 = v.to(kFloat32);
-  Tensor y = scaled_dot_product_attention(q32, k32, v32, mask);
+  Tensor y = detail::scaled_dot_product_attention_blocked(q32, k32, v32, mask, 0.0, false, std::nullopt, nullptr);
   ASSERT_EQ(y.grad_fn()->name(), std::string("ScaledDotProductFlashAttentionBackward0"));
   Tensor want = scaled_dot_product_attention(q, k, v, mask);
   EXPECT_LT(rel_err(y.detach(), want), 1e-5);
   // A row with no key at all is NaN, as the composite's softmax over -inf.
   mask.narrow(0, 1, 1).fill_(false);
-  y = scaled_dot_product_attention(q32, k32, v32, mask).detach();
+  y = detail::scaled_dot_product_attention_blocked(q32, k32, v32, mask, 0.0, false, std::nullopt, nullptr).detach();
   EXPECT_TRUE(std::isnan(y[0][1][0].item<float>()));
   EXPECT_FALSE(std::isnan(y[0][0][0].item<float>()));
 }
 
-TEST(AttentionBlocked, WithoutGradientsTheCompositeRuns) {
-  // Inference takes the composite, the ops a traced graph records.
-  Tensor q = randn({2, 5, 8});
-  Tensor y = scaled_dot_product_attention(q.requires_grad_(true), q, q);
+TEST(AttentionBlocked, OnlyTrainingOnLargeScores) {
+  EXPECT_FALSE(attention_runs_blocked(1 << 10, kAttentionTile, kAttentionTile));  // one key tile
+  EXPECT_FALSE(attention_runs_blocked(64, 512, 511));                            // below 2^24 scores
+  EXPECT_TRUE(attention_runs_blocked(64, 512, 512));
+  // [1, 4096, 4096] scores: 2^24, blocked when training.
+  Tensor q = randn({1, 4096, 4}).requires_grad_(true);
+  Tensor y = scaled_dot_product_attention(q, q, q);
   EXPECT_EQ(y.grad_fn()->name(), std::string("ScaledDotProductFlashAttentionBackward0"));
+  Tensor s = q.narrow(1, 0, 4095);  // just below: the composite (its last op a matmul)
+  EXPECT_NE(scaled_dot_product_attention(s, s, s).grad_fn()->name(),
+            std::string("ScaledDotProductFlashAttentionBackward0"));
+  // Inference: the composite, the ops a traced graph records.
   NoGradGuard no_grad;
   Tensor a = scaled_dot_product_attention(q, q, q);
   EXPECT_FALSE(a.grad_fn());
-  EXPECT_LT(max(abs(a - y.detach())).item<double>(), 1e-6);
+  EXPECT_LT(max(abs(a - y.detach())).item<double>(), 1e-5);
 }
 
 TEST(AttentionBlocked, DoubleBackwardIsRefusedWithTheWayOut) {
-  Tensor q = randn({1, 4, 8}).requires_grad_(true);
-  Tensor y = scaled_dot_product_attention(q, q, q);
-  auto g = autograd::grad({y.sum()}, {q}, {}, std::nullopt, /*create_graph=*/false);
-  EXPECT_EQ(g[0].sizes().vec(), (std::vector<int64_t>{1, 4, 8}));
-  Tensor y2 = scaled_dot_product_attention(q, q, q);
+  Tensor q = randn({1, 20, 8}).requires_grad_(true);
+  auto blocked = [&] { return detail::scaled_dot_product_attention_blocked(q, q, q, Tensor(), 0, false, {}, nullptr); };
+  auto g = autograd::grad({blocked().sum()}, {q}, {}, std::nullopt, /*create_graph=*/false);
+  EXPECT_EQ(g[0].sizes().vec(), (std::vector<int64_t>{1, 20, 8}));
+  Tensor y2 = blocked();
   try {
     autograd::grad({y2.sum()}, {q}, {}, std::nullopt, /*create_graph=*/true);
     FAIL() << "expected an error";
