@@ -194,9 +194,9 @@ std::vector<OpInfo> entries() {
     return batch_norm(x[0], stats_mean(), stats_var(), x[1], x[2], false, 0.1, 1e-3);
   }), Impl::kernel);
   add("layer_norm", "affine", one([](const Tensors& x) { return layer_norm(x[0], {3, 4}, x[1], x[2]); }),
-      Impl::composite, f32);
+      Impl::kernel, f32);
   add("layer_norm", "plain", one([](const Tensors& x) { return layer_norm(x[0], {6}, Tensor(), Tensor(), 1e-3); }),
-      Impl::composite, f32);
+      Impl::kernel, f32);
   add("group_norm", "affine", one([](const Tensors& x) { return group_norm(x[0], 3, x[1], x[2]); }), Impl::composite,
       f32);
   add("rms_norm", "weight", one([](const Tensors& x) { return rms_norm(x[0], {4}, x[1]); }));
