@@ -183,29 +183,29 @@ std::pair<Tensor, Tensor> MultiheadAttention::forward(const Tensor& query, const
   }
 
   // ---- scaled dot-product attention over [N * H, L, S] ----
+  Tensor ctx, attn;  // ctx [N * H, L, head_dim]; attn the weights, when computed
   if (!o.need_weights && attention_runs_blocked(N * H, L, S) && GradMode::is_enabled() &&
       (q.requires_grad() || k.requires_grad() || v.requires_grad())) {
     // Training on long sequences: the blocked kernel (Note [blocked
     // attention]) keeps no [L, S] probabilities for the backward. Its bool
     // masks say where to attend.
     Tensor attend = mask.defined() && mask.dtype() == kBool ? logical_not(mask) : mask;
-    Tensor ctx = scaled_dot_product_attention(q, k, v, attend, is_training() ? dropout : 0.0, false, std::nullopt,
-                                              generator);
-    Tensor out = out_proj->forward(ctx.transpose(0, 1).reshape({L * N, E})).view({L, N, E});
-    if (!batched) return {out.squeeze(1), Tensor()};
-    return {batch_first ? out.transpose(0, 1) : out, Tensor()};
-  }
-  Tensor scores = bmm(q / std::sqrt(static_cast<double>(head_dim)), k.transpose(1, 2));
-  if (mask.defined()) {
-    if (mask.dtype() == kBool) {
-      scores = masked_fill(scores, mask, -std::numeric_limits<double>::infinity());
-    } else {
-      scores = scores + mask;
+    ctx = scaled_dot_product_attention(q, k, v, attend, is_training() ? dropout : 0.0, false, std::nullopt,
+                                       generator);
+  } else {
+    Tensor scores = bmm(q / std::sqrt(static_cast<double>(head_dim)), k.transpose(1, 2));
+    if (mask.defined()) {
+      if (mask.dtype() == kBool) {
+        scores = masked_fill(scores, mask, -std::numeric_limits<double>::infinity());
+      } else {
+        scores = scores + mask;
+      }
     }
+    attn = softmax(scores, -1);
+    if (dropout > 0.0) attn = ember::dropout(attn, dropout, is_training(), generator);
+    ctx = bmm(attn, v);
   }
-  Tensor attn = softmax(scores, -1);
-  if (dropout > 0.0) attn = ember::dropout(attn, dropout, is_training(), generator);
-  Tensor out = bmm(attn, v).transpose(0, 1).reshape({L * N, E});  // [L, N * H, head_dim] -> [L * N, E]
+  Tensor out = ctx.transpose(0, 1).reshape({L * N, E});  // [L, N * H, head_dim] -> [L * N, E]
   out = out_proj->forward(out).view({L, N, E});
 
   Tensor weights;

@@ -184,6 +184,9 @@ Tensor layer_norm_composite(const Tensor& input, const std::vector<int64_t>& dim
   return out;
 }
 
+// A float32 tensor's data, or null for an undefined (absent) one.
+float* data_or_null(const Tensor& t) { return t.defined() ? t.data_ptr<float>() : nullptr; }
+
 // Forward and backward through the layer_norm kernels (kernels/nn.h).
 Tensor layer_norm_fused(const Tensor& input, IntArrayRef normalized_shape, const std::vector<int64_t>& dims,
                         const Tensor& weight, const Tensor& bias, double eps) {
@@ -195,9 +198,9 @@ Tensor layer_norm_fused(const Tensor& input, IntArrayRef normalized_shape, const
   const LayerNormParams p{x.numel() / d, d, static_cast<float>(eps)};
   // mean: less the row's first element (LayerNormKernel).
   Tensor y = empty(x.sizes(), kFloat32), mean = empty({p.rows}, kFloat32), rstd = empty({p.rows}, kFloat32);
-  auto f32 = [](const Tensor& t) { return t.defined() ? t.data_ptr<float>() : nullptr; };
-  get_kernel<LayerNormKernel>(Op::layer_norm, x.device())(p, x.data_ptr<float>(), f32(w), f32(b), y.data_ptr<float>(),
-                                                          mean.data_ptr<float>(), rstd.data_ptr<float>());
+  get_kernel<LayerNormKernel>(Op::layer_norm, x.device())(p, x.data_ptr<float>(), data_or_null(w), data_or_null(b),
+                                                          y.data_ptr<float>(), mean.data_ptr<float>(),
+                                                          rstd.data_ptr<float>());
   if (!any_requires_grad({&input, &weight, &bias})) return y;
   const bool need_x = input.requires_grad(), need_w = weight.defined() && weight.requires_grad(),
              need_b = bias.defined() && bias.requires_grad();
@@ -226,10 +229,9 @@ Tensor layer_norm_fused(const Tensor& input, IntArrayRef normalized_shape, const
            const Tensor dy = g[0].contiguous();
            Tensor gx = need_x ? empty(xs.sizes(), kFloat32) : Tensor();
            Tensor gw = need_w ? empty(shape, kFloat32) : Tensor(), gb = need_b ? empty(shape, kFloat32) : Tensor();
-           auto f32 = [](const Tensor& t) { return t.defined() ? t.data_ptr<float>() : nullptr; };
            get_kernel<LayerNormBackwardKernel>(Op::layer_norm_backward, xs.device())(
-               p, dy.data_ptr<float>(), xs.data_ptr<float>(), mean.data_ptr<float>(), rstd.data_ptr<float>(), f32(ws),
-               f32(gx), f32(gw), f32(gb));
+               p, dy.data_ptr<float>(), xs.data_ptr<float>(), mean.data_ptr<float>(), rstd.data_ptr<float>(),
+               data_or_null(ws), data_or_null(gx), data_or_null(gw), data_or_null(gb));
            return {gx, gw, gb};
          });
   return y;

@@ -23,6 +23,7 @@
 #include "ember/ops/view.h"
 #include "kernels/cpu/philox_vec.h"
 #include "ops/attention_internal.h"
+#include "ops/random_internal.h"
 
 namespace ember {
 namespace {
@@ -66,6 +67,7 @@ struct Tiles {
   Tensor mask;  // [B, L, S] (an expanded view) or undefined; bool: true = attend
   double dropout_p;
   uint64_t seed, base;
+  detail::DropoutKeep keep;  // from dropout_p, when above 0
 };
 
 // The scores of query rows [i0, i0 + bq) against keys [j0, j0 + bk), masked.
@@ -84,9 +86,6 @@ Tensor tile_scores(const Tiles& t, const Tensor& q, const Tensor& k, int64_t i0,
 
 // The dropout factors of a tile: 1 / (1 - p) where kept, else 0.
 Tensor tile_dropout(const Tiles& t, int64_t i0, int64_t bq, int64_t j0, int64_t bk) {
-  const double q = 1.0 - t.dropout_p;
-  const auto keep_below = static_cast<uint64_t>(std::ceil(q * 9007199254740992.0));  // as detail::dropout_f32
-  const float keep = 1.0f / static_cast<float>(q);
   Tensor z = empty({t.B, bq, bk}, kFloat32);
   float* pz = z.data_ptr<float>();
   parallel_for(0, t.B * bq, 8, [&](int64_t r0, int64_t r1) {
@@ -94,7 +93,8 @@ Tensor tile_dropout(const Tiles& t, int64_t i0, int64_t bq, int64_t j0, int64_t 
     for (int64_t r = r0; r < r1; ++r) {
       const int64_t b = r / bq, i = i0 + r % bq;
       vec::philox_bits(t.seed, t.base + static_cast<uint64_t>((b * t.L + i) * t.S + j0), bk, bits.data(), nullptr);
-      for (int64_t j = 0; j < bk; ++j) pz[r * bk + j] = (bits[static_cast<size_t>(j)] >> 11) < keep_below ? keep : 0.0f;
+      for (int64_t j = 0; j < bk; ++j)
+        pz[r * bk + j] = (bits[static_cast<size_t>(j)] >> 11) < t.keep.keep_below ? t.keep.scale : 0.0f;
     }
   });
   return z;
@@ -218,6 +218,7 @@ Tensor sdpa_blocked(const Tensor& query, const Tensor& key, const Tensor& value,
     Generator& g = gen ? *gen : default_generator();
     t.seed = g.seed();
     t.base = g.reserve(static_cast<uint64_t>(t.B * t.L * t.S));
+    t.keep = detail::dropout_keep(dropout_p);
   }
   const Tensor q = query.reshape({t.B, t.L, t.E}).contiguous(), k = key.reshape({t.B, t.S, t.E}).contiguous(),
                v = value.reshape({t.B, t.S, t.Ev}).contiguous();

@@ -5,7 +5,6 @@
 #include "ember/core/grad_mode.h"
 #include "ember/core/parallel.h"
 #include "ember/core/trace_hook.h"
-#include <cmath>
 #include "ember/ops/factory.h"
 #include "ember/ops/reduction.h"
 #include "ember/ops/view.h"

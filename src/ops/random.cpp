@@ -178,24 +178,27 @@ Tensor bernoulli(const Tensor& like, double p, Generator* gen) {
 
 namespace detail {
 
+DropoutKeep dropout_keep(double p) {
+  // For an integer k, k < q * 2^53 iff k < ceil(q * 2^53), and q * 2^53 is
+  // exact (a power-of-two scaling).
+  const double q = 1.0 - p;
+  return {static_cast<uint64_t>(std::ceil(q * 9007199254740992.0)), 1.0f / static_cast<float>(q)};
+}
+
 std::pair<Tensor, Tensor> dropout_f32(const Tensor& x, double p, Generator* gen) {
   refuse_tracing();
   Generator& g = gen_or_default(gen);
   const int64_t n = x.numel();
   const uint64_t base = g.reserve(static_cast<uint64_t>(n));
   const uint64_t seed = g.seed();
-  // bernoulli_(q) keeps element i when uniform01 < q, uniform01 being
-  // (w01 >> 11) / 2^53: for an integer k, k < q * 2^53 iff k < ceil(q * 2^53),
-  // and q * 2^53 is exact (a power-of-two scaling).
-  const double q = 1.0 - p;
-  const auto keep_below = static_cast<uint64_t>(std::ceil(q * 9007199254740992.0));
-  const float scale = 1.0f / static_cast<float>(q);  // div_'s float division of a float 1
+  const DropoutKeep keep = dropout_keep(p);
   Tensor y = empty(x.sizes(), kFloat32), noise = empty(x.sizes(), kFloat32);
   const float* px = x.data_ptr<float>();
   float* py = y.data_ptr<float>();
   float* pn = noise.data_ptr<float>();
   parallel_for(0, n, 4096, [&](int64_t b, int64_t e) {
-    vec::dropout_f32(seed, base + static_cast<uint64_t>(b), keep_below, scale, px + b, py + b, pn + b, e - b);
+    vec::dropout_f32(seed, base + static_cast<uint64_t>(b), keep.keep_below, keep.scale, px + b, py + b, pn + b,
+                     e - b);
   });
   return {std::move(y), std::move(noise)};
 }
