@@ -66,6 +66,12 @@ struct QLinearDynamicArgs {
 void quantize_u8(const float* x, uint8_t* q, int64_t n, float inv_scale, float zero_point, float qmax);
 // q[i] = clamp(round_half_even(x[i] * inv_scale), -127, 127), NaN to 0.
 void quantize_s8(const float* x, int8_t* q, int64_t n, float inv_scale);
+// The smallest and largest number in x[0, n) (NaN left out; 0 and 0 when
+// there are none): the range a dynamic activation is quantized over.
+struct QRange {
+  float lo = 0, hi = 0;
+};
+QRange qrange_f32(const float* x, int64_t n);
 // reference = true: the int8 product through qgemm_u8s8s32_ref.
 void qlinear_dynamic_f32(const QLinearDynamicArgs& a, bool reference = false);
 // y[j] = float(int32(acc[j] - offset[j])) * scale[j] + bias[j] (bias may be
@@ -82,6 +88,41 @@ using QGemmFn = std::function<void(const uint8_t* qx, int32_t* acc, int64_t row,
 void qlinear_dynamic_f32_with(const QLinearDynamicArgs& a, const QGemmFn& gemm);
 // The row blocks qlinear_dynamic_f32_with uses for m rows on `threads` threads, as [begin, end) pairs.
 std::vector<std::pair<int64_t, int64_t>> qlinear_dynamic_row_blocks(int64_t m, int64_t k, int64_t n, int threads);
+
+// The int8 product of one geometry, c [m, n] = a [m, k] x w^T, on a oneDNN
+// matmul made once with w [n, k] reordered once into its blocked layout:
+// small products (an LSTM step's) spend most of qgemm_u8s8s32's time
+// repacking the plain weights. Exact int32, so qgemm_u8s8s32's numbers.
+// nullptr where oneDNN has no JIT kernel. Made for one thread (run it inside
+// a parallel region, or under a one-thread limit); not thread-safe.
+class PackedQGemm {
+ public:
+  ~PackedQGemm();
+  static std::unique_ptr<PackedQGemm> make(int64_t m, int64_t n, int64_t k, const int8_t* w);
+  void run(const uint8_t* a, int32_t* c);
+
+ private:
+  struct Impl;
+  explicit PackedQGemm(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// The products made for one int8 weight w [n, k] (a quant::PackedLinear's),
+// kept between calls, since making one costs 10-15 us (the Xeon), as much as
+// a short sequence's steps. take() hands out a product for m rows (made on
+// first use; nullptr where oneDNN has no JIT kernel) and give() returns it.
+// Thread-safe; each product is used by one thread at a time.
+class PackedQGemmPool {
+ public:
+  PackedQGemmPool();
+  ~PackedQGemmPool();
+  std::unique_ptr<PackedQGemm> take(int64_t m, int64_t n, int64_t k, const int8_t* w);
+  void give(int64_t m, std::unique_ptr<PackedQGemm> p);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 // qlinear_dynamic_f32 for one geometry and constant weights (the runtime's
 // prepared form): the int8 product runs on a oneDNN matmul made once, with

@@ -36,6 +36,7 @@ PackedLinear PackedLinear::from_parts(Tensor weight, Tensor scale, Tensor col_su
   p.col_sum = col_sum.contiguous();
   p.bias = bias.defined() ? bias.contiguous() : bias;
   p.reduce_range = reduce_range;
+  p.products = std::make_shared<PackedQGemmPool>();
   return p;
 }
 

@@ -188,4 +188,10 @@ RnnLayerResult rnn_layer_with(RnnCell cell, const Tensor& x, const Tensor& lengt
   return run_loop(cell, x, lengths, h0, c0, products, reverse, first_masked_step(lengths, x.size(0), false));
 }
 
+void check_rnn_layer_state(RnnCell cell, const Tensor& x, const Tensor& lengths, const Tensor& h0, const Tensor& c0,
+                           int64_t hidden_size) {
+  check_state(cell, x, lengths, h0, c0, hidden_size);
+  first_masked_step(lengths, x.size(0), false);
+}
+
 }  // namespace ember

@@ -40,5 +40,9 @@ struct RnnProducts {
 // quant::rnn_layer_dynamic_int8); not recorded by tracing.
 RnnLayerResult rnn_layer_with(RnnCell cell, const Tensor& x, const Tensor& lengths, const Tensor& h0,
                               const Tensor& c0, int64_t hidden_size, const RnnProducts& products, bool reverse);
+// The checks rnn_layer_with makes of its cell, input, state and lengths
+// (their values too), for layers that run their own loop.
+void check_rnn_layer_state(RnnCell cell, const Tensor& x, const Tensor& lengths, const Tensor& h0, const Tensor& c0,
+                           int64_t hidden_size);
 
 }  // namespace ember

@@ -3,7 +3,13 @@
 // uint8 per call from their observed range, results in float32.
 #pragma once
 
+#include <memory>
+
 #include "ember/quant/qtensor.h"
+
+namespace ember {
+class PackedQGemmPool;
+}
 
 namespace ember::quant {
 
@@ -16,6 +22,9 @@ struct PackedLinear {
   Tensor bias;     // float32 [out], or undefined
   // Activations in [0, 127] instead of [0, 255]: see cpu_has_vnni (kernels/qgemm.h).
   bool reduce_range = false;
+  // The int8 products made for this weight, kept between calls (the fused
+  // LSTM's, kernels/qgemm.h); shared by copies. from_parts makes it.
+  std::shared_ptr<PackedQGemmPool> products;
 
   // Quantizes a float weight [out, in] with quantize_weight_per_channel.
   static PackedLinear pack(const Tensor& weight, const Tensor& bias);

@@ -54,6 +54,9 @@ struct FastNode {
   std::unique_ptr<PreparedQConv> qconv;
   std::unique_ptr<PreparedQLinear> qlinear;
   std::unique_ptr<PreparedQLinearDynamic> qdynamic;  // linear_dynamic_int8
+  // rnn_layer_dynamic_int8 with constant weights: them, with the products
+  // made for them (PackedLinear::products), kept between runs.
+  std::unique_ptr<std::pair<quant::PackedLinear, quant::PackedLinear>> qrnn;
   int threads = 0;
   bool tried = false;
   // The layouts of the source and residual it was tried with (Note [layout
@@ -851,10 +854,18 @@ void replay_rnn_layer_dynamic_int8(Ctx& c) {
   if (cell < 0 || cell > 3) bad(c, fmt::format("unknown cell {}", cell));
   if (static_cast<RnnCell>(cell) != RnnCell::lstm && c.n.outputs[2] != kNoValue) bad(c, "only an LSTM has a cell-state output");
   const bool rr = c.n.attr_bool("reduce_range");
-  const quant::PackedLinear ih = quant::PackedLinear::from_parts(input(c, 4, "w_ih int8"), input(c, 5, "w_ih scales"),
-                                                                 input(c, 6, "w_ih row sums"), c.in[10], rr);
-  const quant::PackedLinear hh = quant::PackedLinear::from_parts(input(c, 7, "w_hh int8"), input(c, 8, "w_hh scales"),
-                                                                 input(c, 9, "w_hh row sums"), c.in[11], rr);
+  auto weights = [&] {
+    return std::make_pair(quant::PackedLinear::from_parts(input(c, 4, "w_ih int8"), input(c, 5, "w_ih scales"),
+                                                          input(c, 6, "w_ih row sums"), c.in[10], rr),
+                          quant::PackedLinear::from_parts(input(c, 7, "w_hh int8"), input(c, 8, "w_hh scales"),
+                                                          input(c, 9, "w_hh row sums"), c.in[11], rr));
+  };
+  bool constant = c.fast != nullptr;
+  for (size_t i = 4; i < 12; ++i) constant = constant && (fixed(c, i) || (i >= 10 && c.n.inputs[i] == kNoValue));
+  std::pair<quant::PackedLinear, quant::PackedLinear> made;
+  if (constant && !c.fast->qrnn) c.fast->qrnn = std::make_unique<std::pair<quant::PackedLinear, quant::PackedLinear>>(weights());
+  if (!constant) made = weights();
+  const auto& [ih, hh] = constant ? *c.fast->qrnn : made;
   RnnLayerResult r = quant::rnn_layer_dynamic_int8(static_cast<RnnCell>(cell), input(c, 0, "input"), c.in[1],
                                                    input(c, 2, "h0"), c.in[3], ih, hh, c.n.attr_bool("reverse"));
   c.out = {r.output, r.h, c.n.outputs[2] != kNoValue ? r.c : Tensor()};

@@ -56,15 +56,9 @@ std::vector<std::pair<int64_t, int64_t>> qlinear_dynamic_row_blocks(int64_t m, i
   return out;
 }
 
-namespace {
-
-struct Range {
-  float lo = 0, hi = 0;
-};
-
 // The range of x's numbers (NaN left out; 0 and 0 when there are none).
-Range range_of(const float* x, int64_t total) {
-  Range r;
+QRange qrange_f32(const float* x, int64_t total) {
+  QRange r;
   if (total <= 0) return r;
   // The vectorized extremes (vec_f32.h) are NaN when x holds a NaN; then
   // the loop below finds the range of the numbers.
@@ -91,6 +85,8 @@ Range range_of(const float* x, int64_t total) {
   return r;
 }
 
+namespace {
+
 // Quantizes, multiplies and dequantizes the rows of one block once the range is known.
 class DynamicRows {
  public:
@@ -98,7 +94,7 @@ class DynamicRows {
       : a_(a), gemm_(gemm), qx_(qx), acc_(acc) {}
 
   // offset and scale: a.n scratch entries for this caller's column terms.
-  void run(Range range, int64_t b, int64_t e, uint32_t* offset, float* scale) const {
+  void run(QRange range, int64_t b, int64_t e, uint32_t* offset, float* scale) const {
     const quant::QParams qp = quant::choose_qparams(range.lo, range.hi, 0, a_.reduce_range ? 127 : 255);
     const int64_t zx = qp.zero_point;
     const float sx = static_cast<float>(qp.scale);
@@ -138,24 +134,24 @@ void qlinear_dynamic_f32_with(const QLinearDynamicArgs& a, const QGemmFn& gemm) 
   auto* scales = reinterpret_cast<float*>(offsets + nb * a.n);
   if (nb == 1) {
     const ThreadLimitGuard one_thread(1);  // oneDNN's product too (see the Note)
-    return rows.run(range_of(a.x, a.m * a.k), 0, a.m, offsets, scales);
+    return rows.run(qrange_f32(a.x, a.m * a.k), 0, a.m, offsets, scales);
   }
   // One team: each thread finds its rows' range, the team meets, and each
   // thread goes on with the whole range over its own rows.
-  std::vector<Range> part(static_cast<size_t>(nb));
+  std::vector<QRange> part(static_cast<size_t>(nb));
   parallel_team(static_cast<int>(nb), [&](int tid, int team) {
     if (team != nb) {  // OpenMP gave fewer threads: split again for the team, ranges then rows
       const auto mine = qlinear_dynamic_row_blocks(a.m, a.k, a.n, team);
-      const Range r = range_of(a.x, a.m * a.k);
+      const QRange r = qrange_f32(a.x, a.m * a.k);
       for (size_t i = static_cast<size_t>(tid); i < mine.size(); i += static_cast<size_t>(team))
         rows.run(r, mine[i].first, mine[i].second, offsets + tid * a.n, scales + tid * a.n);
       return;
     }
     const auto [b, e] = blocks[static_cast<size_t>(tid)];
-    part[static_cast<size_t>(tid)] = range_of(a.x + b * a.k, (e - b) * a.k);
+    part[static_cast<size_t>(tid)] = qrange_f32(a.x + b * a.k, (e - b) * a.k);
     team_barrier();
-    Range r;  // 0 and 0: choose_qparams widens every range to hold 0 anyway
-    for (const Range& p : part) r.lo = std::min(r.lo, p.lo), r.hi = std::max(r.hi, p.hi);
+    QRange r;  // 0 and 0: choose_qparams widens every range to hold 0 anyway
+    for (const QRange& p : part) r.lo = std::min(r.lo, p.lo), r.hi = std::max(r.hi, p.hi);
     rows.run(r, b, e, offsets + tid * a.n, scales + tid * a.n);
   });
 }

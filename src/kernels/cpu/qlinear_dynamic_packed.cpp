@@ -5,6 +5,8 @@
 // matmul's 49.8 µs; the plain-layout int8 path took longer than fp32.
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <mutex>
+
 #include "ember/core/error.h"
 #include "ember/core/parallel.h"
 #include "kernels/cpu/dnnl_steps.h"
@@ -98,6 +100,79 @@ void PreparedQLinearDynamic::run(const QLinearDynamicArgs& a) {
     // A split made for another thread count (set_num_threads since make): the plain kernel, same integers.
     qgemm_u8s8s32(QGemmArgs{qx, a.k, a.w, a.k, acc, a.n, rows, a.n, a.k});
   });
+}
+
+struct PackedQGemm::Impl {
+  dnnl_steps::Block weights, scratch;
+  memory src, dst;
+  dnnl_steps::Step step;
+};
+
+PackedQGemm::PackedQGemm(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+PackedQGemm::~PackedQGemm() = default;
+
+std::unique_ptr<PackedQGemm> PackedQGemm::make(int64_t m, int64_t n, int64_t k, const int8_t* w) {
+  if (m <= 0 || n <= 0 || k <= 0 || k > kQGemmMaxK) return nullptr;
+  auto r = std::make_unique<Impl>();
+  try {
+    auto& eng = dnnl_util::cpu_engine();
+    const ThreadLimitGuard one_thread(1);  // planned for the one thread that runs it
+    memory::desc src_md({m, k}, dt::u8, tag::ab), dst_md({m, n}, dt::s32, tag::ab), wei_any({k, n}, dt::s8, tag::any);
+    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src_md, wei_any, dst_md), dnnl_util::user_scratchpad(), eng);
+    if (dnnl_util::is_ref_impl(pd.impl_info_str())) return nullptr;
+    r->weights = dnnl_steps::packed_copy(memory::desc({k, n}, dt::s8, tag::ba), w, pd.weights_desc());
+    r->src = memory(src_md, eng, nullptr);
+    r->dst = memory(dst_md, eng, nullptr);
+    r->step = {dnnl::matmul(pd),
+               {{DNNL_ARG_SRC, r->src},
+                {DNNL_ARG_WEIGHTS, memory(pd.weights_desc(), eng, r->weights.get())},
+                {DNNL_ARG_DST, r->dst}},
+               pd.scratchpad_desc()};
+    r->scratch = dnnl_steps::give_scratchpads({&r->step});
+  } catch (const dnnl::error&) {
+    return nullptr;
+  }
+  return std::unique_ptr<PackedQGemm>(new PackedQGemm(std::move(r)));
+}
+
+void PackedQGemm::run(const uint8_t* a, int32_t* c) {
+  impl_->src.set_data_handle(const_cast<uint8_t*>(a));
+  impl_->dst.set_data_handle(c);
+  impl_->step.run();
+}
+
+struct PackedQGemmPool::Impl {
+  // Free products by their rows; the oldest goes first when more are kept
+  // than two threads' worth for a few batch sizes.
+  static constexpr size_t kKept = 16;
+  std::mutex mu;
+  std::vector<std::pair<int64_t, std::unique_ptr<PackedQGemm>>> free;
+};
+
+PackedQGemmPool::PackedQGemmPool() : impl_(std::make_unique<Impl>()) {}
+PackedQGemmPool::~PackedQGemmPool() = default;
+
+std::unique_ptr<PackedQGemm> PackedQGemmPool::take(int64_t m, int64_t n, int64_t k, const int8_t* w) {
+  {
+    const std::lock_guard<std::mutex> lock(impl_->mu);
+    auto& free = impl_->free;
+    for (auto it = free.end(); it != free.begin();) {
+      --it;
+      if (it->first != m) continue;
+      std::unique_ptr<PackedQGemm> p = std::move(it->second);
+      free.erase(it);
+      return p;
+    }
+  }
+  return PackedQGemm::make(m, n, k, w);
+}
+
+void PackedQGemmPool::give(int64_t m, std::unique_ptr<PackedQGemm> p) {
+  if (!p) return;
+  const std::lock_guard<std::mutex> lock(impl_->mu);
+  auto& free = impl_->free;
+  if (free.size() >= Impl::kKept) free.erase(free.begin());
+  free.emplace_back(m, std::move(p));
 }
 
 }  // namespace ember
