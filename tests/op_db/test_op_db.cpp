@@ -526,7 +526,7 @@ const std::map<std::string, std::string>& tested_elsewhere() {
       {"wrap_dim", "negative-dim helper behind every dim argument: tests/ops/test_shape.cpp"},
       {"rnn_layer", "the kernel of nn::LSTM/GRU/RNN: tests/nn (against PyTorch's values)"},
       {"rnn_layer_with", "rnn_layer with caller-held weights: tests/nn, tests/quant"},
-      {"check_rnn_layer_state", "rnn_layer_with's checks, for the fused int8 LSTM: tests/quant/test_qlstm_fused.cpp"},
+      {"check_rnn_layer_state", "rnn_layer_with's checks, for the fused int8 LSTM: tests/ops/test_qlstm_fused.cpp"},
       {"attention_runs_blocked", "scaled_dot_product_attention's choice of path: tests/ops/test_attention_blocked.cpp"},
   };
   return names;

@@ -20,7 +20,7 @@
 // rows' ranges. The numbers are those of the ops: the same ranges (min and
 // max are exact), quantize_u8, exact int32 products, dequantize_row and
 // lstm_cell_f32 on the same operands, so the result does not depend on the
-// thread count (tests/quant/test_qlstm_fused.cpp compares them bitwise).
+// thread count (tests/ops/test_qlstm_fused.cpp compares them bitwise).
 #include <algorithm>
 #include <atomic>
 #include <cstring>
