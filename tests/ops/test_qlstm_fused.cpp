@@ -99,6 +99,10 @@ TEST(QLstmFused, EqualsTheOpByOpLoopBitwise) {
   check_case({12, 64, 32, 64, true, false, true, false, Layout::batch_first});
   check_case({7, 3, 5, 20, false, true, true, false, Layout::batch_first});
   check_case({7, 13, 5, 20, true, false, true, false, Layout::strided});
+  // Big enough to split on any machine (a region's cost is capped at 50 us),
+  // so the team path runs even where regions are slow (under TSan).
+  ASSERT_EQ(qlstm_layer_threads(3, 256, 16, 128, 2), 2);
+  check_case({3, 256, 16, 128, true, true, true, false});
 }
 
 TEST(QLstmFused, SplitsTheBatchOnlyWhereItPays) {
