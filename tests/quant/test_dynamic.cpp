@@ -6,12 +6,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <random>
 
 #include "ember/ember.h"
 #include "ember/jit/interpreter.h"
 #include "ember/jit/passes/quantize_dynamic.h"
 #include "ember/jit/trace.h"
 #include "ember/quant/quantize_dynamic.h"
+#include "kernels/cpu/vec_f32.h"
 #include "kernels/qgemm.h"
 #include "quant/quant_reference.h"
 
@@ -68,6 +71,55 @@ double error_bound(const Tensor& x, const Tensor& w, const quant::PackedLinear& 
 
 double activation_scale(const Tensor& x, bool reduce_range) {
   return quant::choose_qparams(x.min().item<float>(), x.max().item<float>(), 0, reduce_range ? 127 : 255).scale;
+}
+
+// The epilogue (dequantize_row, Highway) against its formula in scalar code,
+// every tail length (a 256 -> 10 layer's rows are all tail): the wrapping
+// subtraction, one fused multiply-add with a bias, the fused ReLU.
+TEST(DequantizeRow, EqualsTheScalarFormulaInEveryTail) {
+  std::mt19937 gen(7);
+  std::uniform_int_distribution<int32_t> acc_dist(-2000000, 2000000);
+  std::uniform_real_distribution<float> real(-2.0f, 2.0f);
+  for (int64_t n = 1; n <= 40; ++n)
+    for (bool with_bias : {false, true})
+      for (bool relu : {false, true}) {
+        std::vector<int32_t> acc(static_cast<size_t>(n));
+        std::vector<uint32_t> offset(static_cast<size_t>(n));
+        std::vector<float> scale(static_cast<size_t>(n)), bias(static_cast<size_t>(n)), y(static_cast<size_t>(n) + 1, 42.0f);
+        for (int64_t j = 0; j < n; ++j) {
+          acc[j] = acc_dist(gen), offset[j] = static_cast<uint32_t>(acc_dist(gen)) * 3u;
+          scale[j] = std::fabs(real(gen)) * 1e-3f, bias[j] = real(gen);
+        }
+        dequantize_row(acc.data(), offset.data(), scale.data(), with_bias ? bias.data() : nullptr, y.data(), n, relu);
+        for (int64_t j = 0; j < n; ++j) {
+          const auto centred = static_cast<float>(static_cast<int32_t>(static_cast<uint32_t>(acc[j]) - offset[j]));
+          float want = with_bias ? std::fma(centred, scale[j], bias[j]) : centred * scale[j];
+          if (relu) want = std::max(0.0f, want);
+          ASSERT_EQ(y[j], want) << "n " << n << " column " << j << " bias " << with_bias << " relu " << relu;
+        }
+        EXPECT_EQ(y[static_cast<size_t>(n)], 42.0f) << "wrote past the row, n " << n;
+      }
+}
+
+// The activation range (vec::minmax_f32, four chains) against a plain loop,
+// every length around the chains' stride, with and without a NaN.
+TEST(MinMaxF32, EqualsAPlainLoop) {
+  std::mt19937 gen(5);
+  std::normal_distribution<float> normal(0.0f, 3.0f);
+  for (int64_t n : {1, 2, 15, 16, 17, 63, 64, 65, 100, 127, 128, 129, 1000, 25088}) {
+    std::vector<float> x(static_cast<size_t>(n));
+    for (float& v : x) v = normal(gen);
+    float lo = 0, hi = 0;
+    vec::minmax_f32(x.data(), n, &lo, &hi);
+    EXPECT_EQ(lo, *std::min_element(x.begin(), x.end())) << n;
+    EXPECT_EQ(hi, *std::max_element(x.begin(), x.end())) << n;
+    for (int64_t at : {int64_t{0}, n / 2, n - 1}) {
+      std::vector<float> with_nan = x;
+      with_nan[static_cast<size_t>(at)] = std::numeric_limits<float>::quiet_NaN();
+      vec::minmax_f32(with_nan.data(), n, &lo, &hi);
+      EXPECT_TRUE(std::isnan(lo) && std::isnan(hi)) << "NaN at " << at << " of " << n;
+    }
+  }
 }
 
 TEST(LinearDynamic, FastPathEqualsReferenceBitwiseAndFloatWithinTheBound) {

@@ -87,6 +87,22 @@ void DequantizeRow(const int32_t* HWY_RESTRICT acc, const uint32_t* HWY_RESTRICT
   int64_t j = 0;
   for (; j + N <= n; j += N) hn::StoreU(lane(acc + j, offset + j, scale + j, bias ? bias + j : nullptr), d, y + j);
   if (j == n) return;
+#if !HWY_MEM_OPS_MIGHT_FAULT
+  // The tail in masked lanes (a 256 -> 10 layer is all tail): the same
+  // operations on the lanes that exist, and no faults past the row's end.
+  {
+    const auto m = hn::FirstN(d, static_cast<size_t>(n - j));
+    const auto mi = hn::RebindMask(di, m);
+    const auto mu = hn::RebindMask(du, m);
+    const auto centred = hn::ConvertTo(
+        d, hn::BitCast(di, hn::Sub(hn::BitCast(du, hn::MaskedLoad(mi, di, acc + j)), hn::MaskedLoad(mu, du, offset + j))));
+    auto v = bias ? hn::MulAdd(centred, hn::MaskedLoad(m, d, scale + j), hn::MaskedLoad(m, d, bias + j))
+                  : hn::Mul(centred, hn::MaskedLoad(m, d, scale + j));
+    if (relu) v = hn::Max(hn::Zero(d), v);
+    hn::BlendedStore(v, m, d, y + j);
+    return;
+  }
+#endif
   HWY_ALIGN int32_t ta[kMaxLanes] = {};
   HWY_ALIGN uint32_t to[kMaxLanes] = {};
   HWY_ALIGN float ts[kMaxLanes] = {}, tb[kMaxLanes] = {}, ty[kMaxLanes];
