@@ -4,6 +4,7 @@
 // the oneDNN kernel (exact integers).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -100,6 +101,7 @@ class PackedQGemm {
   ~PackedQGemm();
   static std::unique_ptr<PackedQGemm> make(int64_t m, int64_t n, int64_t k, const int8_t* w);
   void run(const uint8_t* a, int32_t* c);
+  size_t bytes() const;  // what it holds: the packed weights and its scratchpad
 
  private:
   struct Impl;
@@ -110,7 +112,8 @@ class PackedQGemm {
 // The products made for one int8 weight w [n, k] (a quant::PackedLinear's),
 // kept between calls, since making one costs 10-15 us (the Xeon), as much as
 // a short sequence's steps. take() hands out a product for m rows (made on
-// first use; nullptr where oneDNN has no JIT kernel) and give() returns it.
+// first use; nullptr where oneDNN has no JIT kernel) and give() returns it;
+// at most 16, or 32 MiB, are kept (the last two whatever their size).
 // Thread-safe; each product is used by one thread at a time.
 class PackedQGemmPool {
  public:
@@ -118,6 +121,8 @@ class PackedQGemmPool {
   ~PackedQGemmPool();
   std::unique_ptr<PackedQGemm> take(int64_t m, int64_t n, int64_t k, const int8_t* w);
   void give(int64_t m, std::unique_ptr<PackedQGemm> p);
+  size_t kept() const;        // products held now
+  size_t bytes_kept() const;  // what they hold
 
  private:
   struct Impl;

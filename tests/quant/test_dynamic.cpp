@@ -122,6 +122,49 @@ TEST(MinMaxF32, EqualsAPlainLoop) {
   }
 }
 
+// The pool of packed products a PackedLinear keeps between calls: a product
+// comes back for the same rows, the oldest is dropped beyond 16, and big
+// ones beyond 32 MiB (the last two kept whatever their size).
+TEST(PackedQGemmPool, ReusesByRowsAndBoundsWhatItKeeps) {
+  Tensor w = randint(-127, 128, {64, 32}, kInt8);
+  const int8_t* wp = w.data_ptr<int8_t>();
+  PackedQGemmPool pool;
+  std::unique_ptr<PackedQGemm> a = pool.take(8, 64, 32, wp);
+  if (!a) GTEST_SKIP() << "oneDNN has no JIT int8 matmul on this CPU (the plain kernels run)";
+  const PackedQGemm* first = a.get();
+  pool.give(8, std::move(a));
+  std::unique_ptr<PackedQGemm> b = pool.take(16, 64, 32, wp);
+  EXPECT_NE(b.get(), first) << "another row count makes its own";
+  std::unique_ptr<PackedQGemm> c = pool.take(8, 64, 32, wp);
+  EXPECT_EQ(c.get(), first) << "the same rows get the kept product back";
+  // Its integers are the reference loop's.
+  Tensor x = randint(0, 256, {8, 32}, kUInt8), got = empty({8, 64}, kInt32), want = empty({8, 64}, kInt32);
+  c->run(x.data_ptr<uint8_t>(), got.data_ptr<int32_t>());
+  qgemm_u8s8s32_ref({x.data_ptr<uint8_t>(), 32, wp, 32, want.data_ptr<int32_t>(), 64, 8, 64, 32});
+  EXPECT_TRUE(equal(got, want));
+  pool.give(8, std::move(c));
+  EXPECT_EQ(pool.kept(), 1u);
+  for (int64_t m = 1; m <= 20; ++m) pool.give(100 + m, pool.take(100 + m, 64, 32, wp));
+  EXPECT_EQ(pool.kept(), 16u) << "the oldest beyond 16 were dropped";
+  // 4096 x 2048 int8: 8 MiB of packed weights each, so no more than four fit in 32 MiB.
+  Tensor big = randint(-127, 128, {4096, 2048}, kInt8);
+  PackedQGemmPool bounded;
+  for (int64_t m = 1; m <= 5; ++m) {
+    std::unique_ptr<PackedQGemm> p = bounded.take(m, 4096, 2048, big.data_ptr<int8_t>());
+    ASSERT_TRUE(p);
+    EXPECT_GE(p->bytes(), size_t{4096} * 2048);
+    bounded.give(m, std::move(p));
+  }
+  EXPECT_GE(bounded.kept(), 2u);
+  EXPECT_LE(bounded.kept(), 4u);
+  EXPECT_LE(bounded.bytes_kept(), size_t{32} << 20);
+  // A product bigger than the whole budget: the last two stay anyway.
+  Tensor huge = randint(-127, 128, {8192, 4608}, kInt8);  // 36 MiB
+  PackedQGemmPool over;
+  for (int64_t m = 1; m <= 3; ++m) over.give(m, over.take(m, 8192, 4608, huge.data_ptr<int8_t>()));
+  EXPECT_EQ(over.kept(), 2u);
+}
+
 TEST(LinearDynamic, FastPathEqualsReferenceBitwiseAndFloatWithinTheBound) {
   manual_seed(3);
   for (bool reduce : {false, true}) {

@@ -103,6 +103,7 @@ void PreparedQLinearDynamic::run(const QLinearDynamicArgs& a) {
 }
 
 struct PackedQGemm::Impl {
+  size_t bytes = 0;  // the packed weights and the scratchpad
   dnnl_steps::Block weights, scratch;
   memory src, dst;
   dnnl_steps::Step step;
@@ -129,11 +130,14 @@ std::unique_ptr<PackedQGemm> PackedQGemm::make(int64_t m, int64_t n, int64_t k, 
                 {DNNL_ARG_DST, r->dst}},
                pd.scratchpad_desc()};
     r->scratch = dnnl_steps::give_scratchpads({&r->step});
+    r->bytes = pd.weights_desc().get_size() + pd.scratchpad_desc().get_size();
   } catch (const dnnl::error&) {
     return nullptr;
   }
   return std::unique_ptr<PackedQGemm>(new PackedQGemm(std::move(r)));
 }
+
+size_t PackedQGemm::bytes() const { return impl_->bytes; }
 
 void PackedQGemm::run(const uint8_t* a, int32_t* c) {
   impl_->src.set_data_handle(const_cast<uint8_t*>(a));
@@ -142,11 +146,15 @@ void PackedQGemm::run(const uint8_t* a, int32_t* c) {
 }
 
 struct PackedQGemmPool::Impl {
-  // Free products by their rows; the oldest goes first when more are kept
-  // than two threads' worth for a few batch sizes.
-  static constexpr size_t kKept = 16;
+  // Free products by their rows, the oldest dropped first beyond 16 (two
+  // threads' worth for a few batch sizes) or beyond 32 MiB of packed weights
+  // and scratch, though the last two are kept whatever their size: a server
+  // sees many batch sizes, and each product holds its own copy of the weights.
+  static constexpr size_t kMostKept = 16;
+  static constexpr size_t kBytesKept = size_t{32} << 20;
   std::mutex mu;
   std::vector<std::pair<int64_t, std::unique_ptr<PackedQGemm>>> free;
+  size_t bytes = 0;
 };
 
 PackedQGemmPool::PackedQGemmPool() : impl_(std::make_unique<Impl>()) {}
@@ -161,18 +169,33 @@ std::unique_ptr<PackedQGemm> PackedQGemmPool::take(int64_t m, int64_t n, int64_t
       if (it->first != m) continue;
       std::unique_ptr<PackedQGemm> p = std::move(it->second);
       free.erase(it);
+      impl_->bytes -= p->bytes();
       return p;
     }
   }
   return PackedQGemm::make(m, n, k, w);
 }
 
+size_t PackedQGemmPool::kept() const {
+  const std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->free.size();
+}
+
+size_t PackedQGemmPool::bytes_kept() const {
+  const std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->bytes;
+}
+
 void PackedQGemmPool::give(int64_t m, std::unique_ptr<PackedQGemm> p) {
   if (!p) return;
   const std::lock_guard<std::mutex> lock(impl_->mu);
   auto& free = impl_->free;
-  if (free.size() >= Impl::kKept) free.erase(free.begin());
+  impl_->bytes += p->bytes();
   free.emplace_back(m, std::move(p));
+  while (free.size() > Impl::kMostKept || (free.size() > 2 && impl_->bytes > Impl::kBytesKept)) {
+    impl_->bytes -= free.front().second->bytes();
+    free.erase(free.begin());
+  }
 }
 
 }  // namespace ember
