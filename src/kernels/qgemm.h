@@ -73,6 +73,21 @@ struct QRange {
   float lo = 0, hi = 0;
 };
 QRange qrange_f32(const float* x, int64_t n);
+// Two blocks' ranges as one.
+inline QRange pooled(QRange a, QRange b) { return {a.lo < b.lo ? a.lo : b.lo, a.hi > b.hi ? a.hi : b.hi}; }
+// The per-call terms of Note [dynamic int8 linear] once the activation's
+// range is known: how to quantize it (quantize_u8's arguments) and, per
+// output column j < n, offset[j] = zx * colsum[j] (wrapping) and scale[j] =
+// sx * w_scale[j] (dequantize_row's arguments).
+struct QActivationTerms {
+  float inv_scale = 1, zero_point = 0, qmax = 255;
+};
+QActivationTerms dynamic_terms(QRange range, bool reduce_range, const int32_t* colsum, const float* w_scale, int64_t n,
+                               uint32_t* offset, float* scale);
+// Whether oneDNN's int8 product gives exact integers for these activations:
+// without VNNI its u8 x s8 products may saturate in int16 pairs unless the
+// activations keep 7 bits (reduce_range); the reference loop runs otherwise.
+bool qgemm_exact(bool reduce_range);
 // reference = true: the int8 product through qgemm_u8s8s32_ref.
 void qlinear_dynamic_f32(const QLinearDynamicArgs& a, bool reference = false);
 // y[j] = float(int32(acc[j] - offset[j])) * scale[j] + bias[j] (bias may be

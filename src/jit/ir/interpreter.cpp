@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 #include <variant>
 #include <unordered_map>
@@ -56,7 +57,7 @@ struct FastNode {
   std::unique_ptr<PreparedQLinearDynamic> qdynamic;  // linear_dynamic_int8
   // rnn_layer_dynamic_int8 with constant weights: them, with the products
   // made for them (PackedLinear::products), kept between runs.
-  std::unique_ptr<std::pair<quant::PackedLinear, quant::PackedLinear>> qrnn;
+  std::unique_ptr<std::pair<quant::PackedLinear, quant::PackedLinear>> qrnn;  // ih, hh
   int threads = 0;
   bool tried = false;
   // The layouts of the source and residual it was tried with (Note [layout
@@ -854,18 +855,19 @@ void replay_rnn_layer_dynamic_int8(Ctx& c) {
   if (cell < 0 || cell > 3) bad(c, fmt::format("unknown cell {}", cell));
   if (static_cast<RnnCell>(cell) != RnnCell::lstm && c.n.outputs[2] != kNoValue) bad(c, "only an LSTM has a cell-state output");
   const bool rr = c.n.attr_bool("reduce_range");
+  using Weights = std::pair<quant::PackedLinear, quant::PackedLinear>;
   auto weights = [&] {
-    return std::make_pair(quant::PackedLinear::from_parts(input(c, 4, "w_ih int8"), input(c, 5, "w_ih scales"),
-                                                          input(c, 6, "w_ih row sums"), c.in[10], rr),
-                          quant::PackedLinear::from_parts(input(c, 7, "w_hh int8"), input(c, 8, "w_hh scales"),
-                                                          input(c, 9, "w_hh row sums"), c.in[11], rr));
+    return Weights(quant::PackedLinear::from_parts(input(c, 4, "w_ih int8"), input(c, 5, "w_ih scales"),
+                                                   input(c, 6, "w_ih row sums"), c.in[10], rr),
+                   quant::PackedLinear::from_parts(input(c, 7, "w_hh int8"), input(c, 8, "w_hh scales"),
+                                                   input(c, 9, "w_hh row sums"), c.in[11], rr));
   };
+  // Constant weights (a prepared graph's) are packed once, with the products made for them.
   bool constant = c.fast != nullptr;
   for (size_t i = 4; i < 12; ++i) constant = constant && (fixed(c, i) || (i >= 10 && c.n.inputs[i] == kNoValue));
-  std::pair<quant::PackedLinear, quant::PackedLinear> made;
-  if (constant && !c.fast->qrnn) c.fast->qrnn = std::make_unique<std::pair<quant::PackedLinear, quant::PackedLinear>>(weights());
-  if (!constant) made = weights();
-  const auto& [ih, hh] = constant ? *c.fast->qrnn : made;
+  if (constant && !c.fast->qrnn) c.fast->qrnn = std::make_unique<Weights>(weights());
+  std::optional<Weights> made;
+  const auto& [ih, hh] = constant ? *c.fast->qrnn : made.emplace(weights());
   RnnLayerResult r = quant::rnn_layer_dynamic_int8(static_cast<RnnCell>(cell), input(c, 0, "input"), c.in[1],
                                                    input(c, 2, "h0"), c.in[3], ih, hh, c.n.attr_bool("reverse"));
   c.out = {r.output, r.h, c.n.outputs[2] != kNoValue ? r.c : Tensor()};

@@ -108,4 +108,6 @@ bool cpu_has_vnni() {
   return has;
 }
 
+bool qgemm_exact(bool reduce_range) { return reduce_range || cpu_has_vnni(); }
+
 }  // namespace ember

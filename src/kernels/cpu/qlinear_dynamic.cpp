@@ -16,10 +16,8 @@ namespace ember {
 void qlinear_dynamic_f32(const QLinearDynamicArgs& a, bool reference) {
   qlinear_dynamic_f32_with(a, [&](const uint8_t* qx, int32_t* acc, int64_t /*row*/, int64_t rows) {
     QGemmArgs g{qx, a.k, a.w, a.k, acc, a.n, rows, a.n, a.k};
-    // Without VNNI, oneDNN's u8 x s8 products may saturate in int16 pairs
-    // unless the activations keep 7 bits: full-range activations (a file
-    // written on a VNNI machine) take the exact loop there.
-    if (reference || (!a.reduce_range && !cpu_has_vnni())) qgemm_u8s8s32_ref(g);
+    // Full-range activations (a file written on a VNNI machine) take the exact loop on a CPU without VNNI.
+    if (reference || !qgemm_exact(a.reduce_range)) qgemm_u8s8s32_ref(g);
     else qgemm_u8s8s32(g);
   });
 }
@@ -85,6 +83,24 @@ QRange qrange_f32(const float* x, int64_t total) {
   return r;
 }
 
+QActivationTerms dynamic_terms(QRange range, bool reduce_range, const int32_t* colsum, const float* w_scale, int64_t n,
+                               uint32_t* offset, float* scale) {
+  const int64_t qmax = reduce_range ? 127 : 255;
+  const quant::QParams qp = quant::choose_qparams(range.lo, range.hi, 0, qmax);
+  const int64_t zx = qp.zero_point;
+  const auto sx = static_cast<float>(qp.scale);
+  // Per column: the zero point's share and the combined scale. acc - zx *
+  // colsum = sum_k (qx - zx) * w, at most 255 * 127 * k < 2^31 in size for
+  // k <= kQGemmMaxK, so the difference is exact in 32-bit arithmetic; it is
+  // computed unsigned (wrapping, defined) because the two terms alone may
+  // exceed int32 (col sums come from files).
+  for (int64_t j = 0; j < n; ++j) {
+    offset[j] = static_cast<uint32_t>(zx * static_cast<int64_t>(colsum[j]));
+    scale[j] = sx * w_scale[j];
+  }
+  return {1.0f / sx, static_cast<float>(zx), static_cast<float>(qmax)};
+}
+
 namespace {
 
 // Quantizes, multiplies and dequantizes the rows of one block once the range is known.
@@ -95,21 +111,9 @@ class DynamicRows {
 
   // offset and scale: a.n scratch entries for this caller's column terms.
   void run(QRange range, int64_t b, int64_t e, uint32_t* offset, float* scale) const {
-    const quant::QParams qp = quant::choose_qparams(range.lo, range.hi, 0, a_.reduce_range ? 127 : 255);
-    const int64_t zx = qp.zero_point;
-    const float sx = static_cast<float>(qp.scale);
-    // Per column: the zero point's share and the combined scale. acc - zx *
-    // colsum = sum_k (qx - zx) * w, at most 255 * 127 * k < 2^31 in size for
-    // k <= kQGemmMaxK, so the difference is exact in 32-bit arithmetic; it
-    // is computed unsigned (wrapping, defined) because the two terms alone
-    // may exceed int32 (col sums come from files).
-    for (int64_t j = 0; j < a_.n; ++j) {
-      offset[j] = static_cast<uint32_t>(zx * static_cast<int64_t>(a_.colsum[j]));
-      scale[j] = sx * a_.w_scale[j];
-    }
+    const QActivationTerms q = dynamic_terms(range, a_.reduce_range, a_.colsum, a_.w_scale, a_.n, offset, scale);
     const int64_t k = a_.k, n = a_.n;
-    quantize_u8(a_.x + b * k, qx_ + b * k, (e - b) * k, 1.0f / sx, static_cast<float>(zx),
-                a_.reduce_range ? 127.0f : 255.0f);
+    quantize_u8(a_.x + b * k, qx_ + b * k, (e - b) * k, q.inv_scale, q.zero_point, q.qmax);
     gemm_(qx_ + b * k, acc_ + b * n, b, e - b);
     for (int64_t i = b; i < e; ++i) dequantize_row(acc_ + i * n, offset, scale, a_.bias, a_.y + i * n, n, a_.relu);
   }
@@ -151,7 +155,7 @@ void qlinear_dynamic_f32_with(const QLinearDynamicArgs& a, const QGemmFn& gemm) 
     part[static_cast<size_t>(tid)] = qrange_f32(a.x + b * a.k, (e - b) * a.k);
     team_barrier();
     QRange r;  // 0 and 0: choose_qparams widens every range to hold 0 anyway
-    for (const QRange& p : part) r.lo = std::min(r.lo, p.lo), r.hi = std::max(r.hi, p.hi);
+    for (const QRange& p : part) r = pooled(r, p);
     rows.run(r, b, e, offsets + tid * a.n, scales + tid * a.n);
   });
 }

@@ -1,5 +1,5 @@
-// PreparedQLinearDynamic (kernels/qgemm.h): the int8 product of a dynamic
-// int8 linear layer on a oneDNN matmul with packed weights. Measured on the
+// PackedQGemm, its pool, and PreparedQLinearDynamic (kernels/qgemm.h): int8
+// products on oneDNN matmuls with packed weights. Measured on the
 // MLP's 784 -> 256 layer at batch 32 (Xeon, avx512_vnni, 2 threads): 15.6 µs
 // with packed weights ("brg:avx512_core_vnni") against a fp32 prepared
 // matmul's 49.8 µs; the plain-layout int8 path took longer than fp32.
@@ -18,89 +18,6 @@ namespace ember {
 using dnnl::memory;
 using tag = memory::format_tag;
 using dt = memory::data_type;
-
-namespace {
-
-// One oneDNN matmul per block of rows (Note [dynamic int8 rows]), each with
-// its own memories and scratchpad, since the blocks run at once.
-struct RowBlock {
-  int64_t row = 0, rows = 0;
-  memory src, dst;
-  dnnl_steps::Step step;
-  dnnl_steps::Block scratch;
-};
-
-}  // namespace
-
-struct PreparedQLinearDynamic::Impl {
-  int64_t m = 0, n = 0, k = 0;
-  bool reduce_range = false;
-  std::vector<dnnl_steps::Block> weights;  // one per distinct packed layout
-  std::vector<RowBlock> blocks;
-};
-
-PreparedQLinearDynamic::PreparedQLinearDynamic(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-PreparedQLinearDynamic::~PreparedQLinearDynamic() = default;
-
-std::unique_ptr<PreparedQLinearDynamic> PreparedQLinearDynamic::make(int64_t m, int64_t n, int64_t k, const int8_t* w,
-                                                                     bool reduce_range) {
-  if (m <= 0 || n <= 0 || k <= 0 || k > kQGemmMaxK) return nullptr;
-  if (!reduce_range && !cpu_has_vnni()) return nullptr;  // qlinear_dynamic_f32 takes the exact loop there
-  auto r = std::make_unique<Impl>();
-  r->m = m, r->n = n, r->k = k, r->reduce_range = reduce_range;
-  try {
-    auto& eng = dnnl_util::cpu_engine();
-    std::vector<memory::desc> packed;  // parallel to r->weights
-    // Every block's matmul runs on one thread (Note [dynamic int8 rows]), so
-    // oneDNN plans each for one.
-    const auto blocks = qlinear_dynamic_row_blocks(m, k, n, get_num_threads());
-    const ThreadLimitGuard one_thread(1);
-    for (const auto& [b, e] : blocks) {
-      RowBlock blk;
-      blk.row = b, blk.rows = e - b;
-      memory::desc src_md({blk.rows, k}, dt::u8, tag::ab), dst_md({blk.rows, n}, dt::s32, tag::ab),
-          wei_any({k, n}, dt::s8, tag::any);
-      dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src_md, wei_any, dst_md), dnnl_util::user_scratchpad(), eng);
-      if (dnnl_util::is_ref_impl(pd.impl_info_str())) return nullptr;
-      size_t wi = 0;
-      while (wi < packed.size() && packed[wi] != pd.weights_desc()) ++wi;
-      if (wi == packed.size()) {
-        packed.push_back(pd.weights_desc());
-        r->weights.push_back(dnnl_steps::packed_copy(memory::desc({k, n}, dt::s8, tag::ba), w, pd.weights_desc()));
-      }
-      blk.src = memory(src_md, eng, nullptr);
-      blk.dst = memory(dst_md, eng, nullptr);
-      blk.step = {dnnl::matmul(pd),
-                  {{DNNL_ARG_SRC, blk.src},
-                   {DNNL_ARG_WEIGHTS, memory(pd.weights_desc(), eng, r->weights[wi].get())},
-                   {DNNL_ARG_DST, blk.dst}},
-                  pd.scratchpad_desc()};
-      blk.scratch = dnnl_steps::give_scratchpads({&blk.step});
-      r->blocks.push_back(std::move(blk));
-    }
-  } catch (const dnnl::error&) {
-    return nullptr;
-  }
-  return std::unique_ptr<PreparedQLinearDynamic>(new PreparedQLinearDynamic(std::move(r)));
-}
-
-void PreparedQLinearDynamic::run(const QLinearDynamicArgs& a) {
-  Impl& r = *impl_;
-  EMBER_CHECK(a.m == r.m && a.n == r.n && a.k == r.k && a.reduce_range == r.reduce_range,
-              "PreparedQLinearDynamic: made for [{}, {}] x [{}, {}], called with [{}, {}] x [{}, {}]", r.m, r.k, r.n,
-              r.k, a.m, a.k, a.n, a.k);
-  qlinear_dynamic_f32_with(a, [&](const uint8_t* qx, int32_t* acc, int64_t row, int64_t rows) {
-    for (RowBlock& blk : r.blocks)
-      if (blk.row == row && blk.rows == rows) {
-        blk.src.set_data_handle(const_cast<uint8_t*>(qx));
-        blk.dst.set_data_handle(acc);
-        blk.step.run();
-        return;
-      }
-    // A split made for another thread count (set_num_threads since make): the plain kernel, same integers.
-    qgemm_u8s8s32(QGemmArgs{qx, a.k, a.w, a.k, acc, a.n, rows, a.n, a.k});
-  });
-}
 
 struct PackedQGemm::Impl {
   size_t bytes = 0;  // the packed weights and the scratchpad
@@ -196,6 +113,49 @@ void PackedQGemmPool::give(int64_t m, std::unique_ptr<PackedQGemm> p) {
     impl_->bytes -= free.front().second->bytes();
     free.erase(free.begin());
   }
+}
+
+struct PreparedQLinearDynamic::Impl {
+  int64_t m = 0, n = 0, k = 0;
+  bool reduce_range = false;
+  // One product per block of rows (Note [dynamic int8 rows]), each with its
+  // own memories, scratchpad and copy of the packed weights, since the
+  // blocks run at once.
+  struct RowBlock {
+    int64_t row = 0, rows = 0;
+    std::unique_ptr<PackedQGemm> gemm;
+  };
+  std::vector<RowBlock> blocks;
+};
+
+PreparedQLinearDynamic::PreparedQLinearDynamic(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+PreparedQLinearDynamic::~PreparedQLinearDynamic() = default;
+
+std::unique_ptr<PreparedQLinearDynamic> PreparedQLinearDynamic::make(int64_t m, int64_t n, int64_t k, const int8_t* w,
+                                                                     bool reduce_range) {
+  if (m <= 0 || n <= 0 || k <= 0 || k > kQGemmMaxK) return nullptr;
+  if (!qgemm_exact(reduce_range)) return nullptr;  // qlinear_dynamic_f32 takes the reference loop there
+  auto r = std::make_unique<Impl>();
+  r->m = m, r->n = n, r->k = k, r->reduce_range = reduce_range;
+  for (const auto& [b, e] : qlinear_dynamic_row_blocks(m, k, n, get_num_threads())) {
+    std::unique_ptr<PackedQGemm> gemm = PackedQGemm::make(e - b, n, k, w);
+    if (!gemm) return nullptr;
+    r->blocks.push_back({b, e - b, std::move(gemm)});
+  }
+  return std::unique_ptr<PreparedQLinearDynamic>(new PreparedQLinearDynamic(std::move(r)));
+}
+
+void PreparedQLinearDynamic::run(const QLinearDynamicArgs& a) {
+  Impl& r = *impl_;
+  EMBER_CHECK(a.m == r.m && a.n == r.n && a.k == r.k && a.reduce_range == r.reduce_range,
+              "PreparedQLinearDynamic: made for [{}, {}] x [{}, {}], called with [{}, {}] x [{}, {}]", r.m, r.k, r.n,
+              r.k, a.m, a.k, a.n, a.k);
+  qlinear_dynamic_f32_with(a, [&](const uint8_t* qx, int32_t* acc, int64_t row, int64_t rows) {
+    for (Impl::RowBlock& blk : r.blocks)
+      if (blk.row == row && blk.rows == rows) return blk.gemm->run(qx, acc);
+    // A split made for another thread count (set_num_threads since make): the plain kernel, same integers.
+    qgemm_u8s8s32(QGemmArgs{qx, a.k, a.w, a.k, acc, a.n, rows, a.n, a.k});
+  });
 }
 
 }  // namespace ember

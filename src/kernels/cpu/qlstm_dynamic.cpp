@@ -40,32 +40,17 @@
 namespace ember {
 namespace {
 
-// Once an activation's range is known, the quantization and each column's
-// terms of Note [dynamic int8 linear] (kernels/qgemm.h), as
-// qlinear_dynamic_f32 computes them.
+// One product's activation terms (Note [dynamic int8 linear]): how to
+// quantize, and the per-column offset and scale (n entries each).
 struct Dequant {
-  float inv_scale = 1, zero = 0, qmax = 255;
-  uint32_t* offset = nullptr;  // [n]: the zero point's share, wrapping
-  float* scale = nullptr;      // [n]
+  QActivationTerms q;
+  uint32_t* offset = nullptr;
+  float* scale = nullptr;
 
   void set(const QLstmProjection& p, int64_t n, QRange r) {
-    qmax = p.reduce_range ? 127.0f : 255.0f;
-    const quant::QParams qp = quant::choose_qparams(r.lo, r.hi, 0, static_cast<int64_t>(qmax));
-    const auto sx = static_cast<float>(qp.scale);
-    inv_scale = 1.0f / sx;
-    zero = static_cast<float>(qp.zero_point);
-    for (int64_t j = 0; j < n; ++j) {
-      offset[j] = static_cast<uint32_t>(qp.zero_point * static_cast<int64_t>(p.colsum[j]));
-      scale[j] = sx * p.scale[j];
-    }
+    q = dynamic_terms(r, p.reduce_range, p.colsum, p.scale, n, offset, scale);
   }
 };
-
-// Without VNNI, oneDNN's u8 x s8 products may saturate in int16 pairs unless
-// the activations keep 7 bits (qlinear_dynamic_f32 takes the exact loop then).
-bool fast_products(const QLstmProjection& p) { return p.reduce_range || cpu_has_vnni(); }
-
-QRange pooled(QRange a, QRange b) { return {std::min(a.lo, b.lo), std::max(a.hi, b.hi)}; }
 
 // One thread's batch rows [begin, end) for every step, and its scratch.
 class RowBlock {
@@ -122,16 +107,16 @@ class RowBlock {
     if (rows_ == 0) return;
     const int64_t H = a_.hidden, in = a_.input;
     if (a_.x_row == in) {
-      quantize_u8(x_at(t, begin_), qx_, rows_ * in, dq_x_.inv_scale, dq_x_.zero, dq_x_.qmax);
+      quantize_u8(x_at(t, begin_), qx_, rows_ * in, dq_x_.q.inv_scale, dq_x_.q.zero_point, dq_x_.q.qmax);
     } else {
       for (int64_t i = 0; i < rows_; ++i)
-        quantize_u8(x_at(t, begin_ + i), qx_ + i * in, in, dq_x_.inv_scale, dq_x_.zero, dq_x_.qmax);
+        quantize_u8(x_at(t, begin_ + i), qx_ + i * in, in, dq_x_.q.inv_scale, dq_x_.q.zero_point, dq_x_.q.qmax);
     }
     project(a_.ih, packed_ih_, dq_x_, qx_, in, gx_);
     dq_h_.set(a_.hh, n_, h_range);
     float* h = a_.h + begin_ * H;
     float* c = a_.c + begin_ * H;
-    quantize_u8(h, qh_, rows_ * H, dq_h_.inv_scale, dq_h_.zero, dq_h_.qmax);
+    quantize_u8(h, qh_, rows_ * H, dq_h_.q.inv_scale, dq_h_.q.zero_point, dq_h_.q.qmax);
     project(a_.hh, packed_hh_, dq_h_, qh_, H, gates_);
     // h_new goes straight into the step's output rows, then becomes the state.
     float* out = a_.out + (t * a_.batch + begin_) * H;
@@ -155,7 +140,7 @@ class RowBlock {
                float* dst) {
     const QGemmArgs g{q, k, p.w, k, acc_, n_, rows_, n_, k};
     if (packed) packed->run(q, acc_);
-    else if (a_.reference || !fast_products(p)) qgemm_u8s8s32_ref(g);
+    else if (a_.reference || !qgemm_exact(p.reduce_range)) qgemm_u8s8s32_ref(g);
     else qgemm_u8s8s32(g);
     for (int64_t i = 0; i < rows_; ++i) dequantize_row(acc_ + i * n_, dq.offset, dq.scale, p.bias, dst + i * n_, n_, false);
   }
@@ -209,29 +194,28 @@ void qlstm_layer_dynamic_f32(const QLstmDynamicArgs& a) {
   // spend most of their time repacking plain weights otherwise), kept in the
   // weights' pools between calls and given back when the layer ends.
   struct Packed {
+    int64_t rows = 0;
     std::unique_ptr<PackedQGemm> ih, hh;
   };
   struct Lent {
     const QLstmDynamicArgs& a;
     std::vector<Packed> blocks;
-    std::vector<int64_t> rows;
     ~Lent() {
-      for (size_t i = 0; i < rows.size(); ++i) {
-        if (a.ih.products) a.ih.products->give(rows[i], std::move(blocks[i].ih));
-        if (a.hh.products) a.hh.products->give(rows[i], std::move(blocks[i].hh));
+      for (Packed& p : blocks) {
+        if (a.ih.products) a.ih.products->give(p.rows, std::move(p.ih));
+        if (a.hh.products) a.hh.products->give(p.rows, std::move(p.hh));
       }
     }
-  } lent{a, std::vector<Packed>(static_cast<size_t>(threads)), {}};
-  std::vector<Packed>& packed = lent.blocks;
+  } lent{a, std::vector<Packed>(static_cast<size_t>(threads))};
   auto make = [&](const QLstmProjection& p, int64_t rows, int64_t k) -> std::unique_ptr<PackedQGemm> {
-    if (!fast_products(p) || rows == 0) return nullptr;
+    if (a.reference || !qgemm_exact(p.reduce_range) || rows == 0) return nullptr;
     return p.products ? p.products->take(rows, 4 * a.hidden, k, p.w) : PackedQGemm::make(rows, 4 * a.hidden, k, p.w);
   };
-  for (int i = 0; i < threads && !a.reference; ++i) {
-    const int64_t rows = a.batch * (i + 1) / threads - a.batch * i / threads;
-    lent.rows.push_back(rows);
-    packed[static_cast<size_t>(i)].ih = make(a.ih, rows, a.input);
-    packed[static_cast<size_t>(i)].hh = make(a.hh, rows, a.hidden);
+  for (int i = 0; i < threads; ++i) {
+    Packed& p = lent.blocks[static_cast<size_t>(i)];
+    p.rows = a.batch * (i + 1) / threads - a.batch * i / threads;
+    p.ih = make(a.ih, p.rows, a.input);
+    p.hh = make(a.hh, p.rows, a.hidden);
   }
   std::atomic<bool> failed{false};
   std::vector<std::exception_ptr> errors(static_cast<size_t>(threads));
@@ -249,7 +233,7 @@ void qlstm_layer_dynamic_f32(const QLstmDynamicArgs& a) {
     attempt([&] {
       // The packed products were made for `threads` blocks; a smaller team's blocks take the plain kernels.
       Packed none;
-      Packed& p = team == threads ? packed[static_cast<size_t>(tid)] : none;
+      Packed& p = team == threads ? lent.blocks[static_cast<size_t>(tid)] : none;
       block.emplace(a, a.batch * tid / team, a.batch * (tid + 1) / team, p.ih.get(), p.hh.get());
     });
     auto pool = [&](const std::vector<QRange>& part) {

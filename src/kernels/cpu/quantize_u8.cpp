@@ -78,10 +78,14 @@ void DequantizeRow(const int32_t* HWY_RESTRICT acc, const uint32_t* HWY_RESTRICT
   const hn::RebindToSigned<decltype(d)> di;
   const hn::RebindToUnsigned<decltype(d)> du;
   const int64_t N = static_cast<int64_t>(hn::Lanes(d));
-  auto lane = [&](const int32_t* a, const uint32_t* o, const float* s, const float* b) {
-    const auto centred = hn::ConvertTo(d, hn::BitCast(di, hn::Sub(hn::BitCast(du, hn::LoadU(di, a)), hn::LoadU(du, o))));
-    const auto v = b ? hn::MulAdd(centred, hn::LoadU(d, s), hn::LoadU(d, b)) : hn::Mul(centred, hn::LoadU(d, s));
+  // One vector of results from its loaded operands (b unused without a bias).
+  auto finish = [&](auto a, auto o, auto s, auto b) {
+    const auto centred = hn::ConvertTo(d, hn::BitCast(di, hn::Sub(hn::BitCast(du, a), o)));
+    const auto v = bias ? hn::MulAdd(centred, s, b) : hn::Mul(centred, s);
     return relu ? hn::Max(hn::Zero(d), v) : v;
+  };
+  auto lane = [&](const int32_t* a, const uint32_t* o, const float* s, const float* b) {
+    return finish(hn::LoadU(di, a), hn::LoadU(du, o), hn::LoadU(d, s), b ? hn::LoadU(d, b) : hn::Zero(d));
   };
   constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(float);
   int64_t j = 0;
@@ -92,14 +96,10 @@ void DequantizeRow(const int32_t* HWY_RESTRICT acc, const uint32_t* HWY_RESTRICT
   // operations on the lanes that exist, and no faults past the row's end.
   {
     const auto m = hn::FirstN(d, static_cast<size_t>(n - j));
-    const auto mi = hn::RebindMask(di, m);
-    const auto mu = hn::RebindMask(du, m);
-    const auto centred = hn::ConvertTo(
-        d, hn::BitCast(di, hn::Sub(hn::BitCast(du, hn::MaskedLoad(mi, di, acc + j)), hn::MaskedLoad(mu, du, offset + j))));
-    auto v = bias ? hn::MulAdd(centred, hn::MaskedLoad(m, d, scale + j), hn::MaskedLoad(m, d, bias + j))
-                  : hn::Mul(centred, hn::MaskedLoad(m, d, scale + j));
-    if (relu) v = hn::Max(hn::Zero(d), v);
-    hn::BlendedStore(v, m, d, y + j);
+    hn::BlendedStore(finish(hn::MaskedLoad(hn::RebindMask(di, m), di, acc + j),
+                            hn::MaskedLoad(hn::RebindMask(du, m), du, offset + j), hn::MaskedLoad(m, d, scale + j),
+                            bias ? hn::MaskedLoad(m, d, bias + j) : hn::Zero(d)),
+                     m, d, y + j);
     return;
   }
 #endif
